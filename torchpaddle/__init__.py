@@ -1,0 +1,16 @@
+"""torchpaddle: PaddlePaddle's Python API on PyTorch. ``import torchpaddle as paddle``."""
+__version__ = "3.3.1"
+
+from .framework import dtype as _dtype_module
+from .framework.dtype import (dtype, set_default_dtype, get_default_dtype,  # noqa: F401
+                              bool, int8, int16, int32, int64, uint8, float16, float32, float64, bfloat16,
+                              complex64, complex128, float8_e4m3fn, float8_e5m2)
+from .framework.place import (CPUPlace, CUDAPlace, CUDAPinnedPlace, XPUPlace, set_device, get_device,  # noqa: F401
+                              is_compiled_with_cuda, is_compiled_with_xpu, is_compiled_with_rocm,
+                              get_cudnn_version)
+from .framework.tensor import Tensor, is_tensor  # noqa: F401
+from .framework.mode import in_dynamic_mode, enable_static, disable_static  # noqa: F401
+from . import ops  # noqa: F401
+from .tensor import *  # noqa: F401,F403
+
+bool = bool  # noqa: A001  ``paddle.bool`` is the dtype, as in Paddle

@@ -1,0 +1,163 @@
+"""Paddle dtypes, their torch/NumPy counterparts, the default dtype and promotion rules."""
+import numpy as np
+import torch
+
+__all__ = ["dtype", "convert_dtype", "to_torch_dtype", "from_torch_dtype", "set_default_dtype",
+           "get_default_dtype", "is_floating", "is_complex", "is_integer"]
+
+
+class dtype:
+    """A Paddle data type (``paddle.float32`` ...); compares equal only to itself."""
+    __slots__ = ("name", "torch", "numpy", "proto")
+
+    def __init__(self, name, torch_dtype, numpy_dtype, proto):
+        self.name, self.torch, self.numpy, self.proto = name, torch_dtype, numpy_dtype, proto
+
+    def __repr__(self):
+        return "paddle." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    @property
+    def is_floating_point(self):
+        return self.torch.is_floating_point
+
+    @property
+    def itemsize(self):
+        return self.torch.itemsize
+
+
+# proto: Paddle's VarType enum value, which ProgramDesc files and dtype attrs carry.
+_TABLE = [
+    ("bool", torch.bool, np.bool_, 0),
+    ("int16", torch.int16, np.int16, 1),
+    ("int32", torch.int32, np.int32, 2),
+    ("int64", torch.int64, np.int64, 3),
+    ("float16", torch.float16, np.float16, 4),
+    ("float32", torch.float32, np.float32, 5),
+    ("float64", torch.float64, np.float64, 6),
+    ("uint8", torch.uint8, np.uint8, 20),
+    ("int8", torch.int8, np.int8, 21),
+    ("bfloat16", torch.bfloat16, None, 22),
+    ("complex64", torch.complex64, np.complex64, 23),
+    ("complex128", torch.complex128, np.complex128, 24),
+    ("float8_e4m3fn", torch.float8_e4m3fn, None, 32),
+    ("float8_e5m2", torch.float8_e5m2, None, 33),
+]
+
+DTYPES = {}
+_FROM_TORCH = {}
+_FROM_PROTO = {}
+_FROM_NUMPY = {}
+for _name, _t, _n, _p in _TABLE:
+    _d = dtype(_name, _t, _n, _p)
+    DTYPES[_name] = _d
+    _FROM_TORCH[_t] = _d
+    _FROM_PROTO[_p] = _d
+    if _n is not None:
+        _FROM_NUMPY[np.dtype(_n)] = _d
+globals().update(DTYPES)
+
+_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "int32", "long": "int64",
+            "fp16": "float16", "fp32": "float32", "fp64": "float64", "bf16": "bfloat16",
+            "uint16": "bfloat16", "bool_": "bool"}
+
+
+def _by_name(name):
+    return DTYPES[name]
+
+
+def convert_dtype(value):
+    """Any dtype-like (paddle dtype, str, numpy dtype/type, torch dtype, VarType int) -> paddle dtype."""
+    if value.__class__ is dtype:
+        return value
+    if isinstance(value, str):
+        key = value[7:] if value.startswith("paddle.") else value
+        key = _ALIASES.get(key, key)
+        found = DTYPES.get(key)
+        if found is not None:
+            return found
+    elif isinstance(value, torch.dtype):
+        found = _FROM_TORCH.get(value)
+        if found is not None:
+            return found
+    elif isinstance(value, int) and not isinstance(value, bool):
+        found = _FROM_PROTO.get(value)
+        if found is not None:
+            return found
+    elif value is float:
+        return DTYPES[_DEFAULT[0]]
+    elif value is int:
+        return DTYPES["int64"]
+    elif value is bool:
+        return DTYPES["bool"]
+    elif value is complex:
+        return DTYPES["complex64"]
+    else:
+        try:
+            found = _FROM_NUMPY.get(np.dtype(value))
+        except TypeError:
+            found = None
+        if found is not None:
+            return found
+    raise TypeError(f"dtype: expected a paddle dtype or one of {sorted(DTYPES)}, got {value!r}")
+
+
+def to_torch_dtype(value):
+    return convert_dtype(value).torch
+
+
+def from_torch_dtype(torch_dtype):
+    return _FROM_TORCH[torch_dtype]
+
+
+def from_numpy_dtype(numpy_dtype):
+    found = _FROM_NUMPY.get(np.dtype(numpy_dtype))
+    if found is None:
+        raise TypeError(f"dtype: NumPy dtype {numpy_dtype} has no Paddle counterpart")
+    return found
+
+
+_DEFAULT = ["float32"]
+
+
+def set_default_dtype(d):
+    """Set the default float dtype; Paddle accepts float16/bfloat16/float32/float64 only."""
+    d = convert_dtype(d)
+    if d.name not in ("float16", "bfloat16", "float32", "float64"):
+        raise TypeError(f"set_default_dtype only supports [float16, float32, float64, bfloat16], got {d.name}")
+    _DEFAULT[0] = d.name
+    torch.set_default_dtype(torch.float32 if d.name in ("float16", "bfloat16") else d.torch)
+
+
+def get_default_dtype():
+    return _DEFAULT[0]
+
+
+def default_float():
+    return DTYPES[_DEFAULT[0]]
+
+
+def is_floating(d):
+    return d.torch.is_floating_point
+
+
+def is_complex(d):
+    return d.torch.is_complex
+
+
+def is_integer(d):
+    return not (d.torch.is_floating_point or d.torch.is_complex or d.torch is torch.bool)
+
+
+def check_binary_promotion(op_name, a, b):
+    """Paddle 3.3.1 promotes Tensor-Tensor dtypes only float<->float and complex<->real; others raise."""
+    if a is b:
+        return
+    if (a.is_floating_point and b.is_floating_point) or (a.is_complex or b.is_complex):
+        return
+    raise TypeError(f"{op_name}: type promotion only supports floating-point with floating-point and complex "
+                    f"with real numbers, but got {from_torch_dtype(a)} and {from_torch_dtype(b)}")

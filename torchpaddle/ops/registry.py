@@ -1,0 +1,231 @@
+"""The op registry: each op is defined once, with Paddle's op type, slots and attributes.
+
+``@op(...)`` turns a kernel over torch tensors into an ``OpDef`` and generates its eager entry point: a
+small function, compiled from source per op, that unwraps the input slots, calls the kernel and wraps the
+outputs, so the hot path does no dict walking. In static mode the same entry point hands the call to the
+static layer (``mode.STATE.static_append``), which appends an OpDesc instead.
+"""
+import numpy as np
+import torch
+
+from ..framework.mode import STATE as _MODE
+from ..framework.tensor import Tensor, _new
+
+__all__ = ["op", "OpDef", "Slot", "REGISTRY", "REQUIRED", "get_op"]
+
+REGISTRY = {}
+
+
+class _Required:
+    def __repr__(self):
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+class Slot:
+    """An input or output slot: ``"X"`` one tensor, ``"X[]"`` a list, ``"X?"`` optional."""
+    __slots__ = ("name", "is_list", "optional")
+
+    def __init__(self, spec):
+        self.is_list = spec.endswith("[]")
+        self.optional = spec.endswith("?")
+        self.name = spec.rstrip("[]?")
+
+    def __repr__(self):
+        return self.name + ("[]" if self.is_list else "?" if self.optional else "")
+
+
+class OpDef:
+    """Everything known about one op type; ``eager`` is its generated entry point."""
+
+    def __init__(self, type, inputs, outputs, attrs, kernel, spmd, differentiable, doc):
+        self.type = type
+        self.inputs = tuple(Slot(s) for s in inputs)
+        self.outputs = tuple(Slot(s) for s in outputs)
+        self.attrs = dict(attrs or {})
+        self.kernel = kernel
+        self.spmd = spmd
+        self.differentiable = differentiable
+        self.grad_kernel = None
+        self.grad_uses = ()
+        self.doc = doc
+        self._namespace = None
+        self.eager = None
+
+    def __repr__(self):
+        return f"OpDef({self.type}, inputs={list(self.inputs)}, outputs={list(self.outputs)}, attrs={self.attrs})"
+
+    def run(self, inputs, attrs):
+        """Run the kernel on torch tensors given by slot name; returns {output slot: torch value}."""
+        args = [inputs.get(s.name) for s in self.inputs]
+        full = dict(self.attrs)
+        full.update(attrs)
+        out = self.call_kernel(*args, **full)
+        if len(self.outputs) == 1:
+            out = (out,)
+        return {s.name: v for s, v in zip(self.outputs, out)}
+
+    @property
+    def call_kernel(self):
+        return self._namespace["_k"]
+
+    def grad(self, uses=()):
+        """Register a hand-written gradient: fn(**used slots, <Out>_grad...) -> {input slot: grad}."""
+        def register(fn):
+            self.grad_kernel = fn
+            self.grad_uses = tuple(uses)
+            self._namespace["_k"] = _custom_grad_kernel(self)
+            return fn
+        return register
+
+
+def _unwrap_slow(value, op_type, slot):
+    if isinstance(value, Tensor):
+        return value._t
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value)
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, (list, tuple)):
+        try:
+            return torch.as_tensor(np.asarray(value))
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"{op_type}: input {slot} must be a Tensor, got {type(value).__name__}")
+
+
+def _unwrap_list(values, op_type, slot):
+    if isinstance(values, Tensor) or not isinstance(values, (list, tuple)):
+        raise TypeError(f"{op_type}: input {slot} must be a list or tuple of Tensors, got {type(values).__name__}")
+    out = []
+    for v in values:
+        try:
+            out.append(v._t)
+        except AttributeError:
+            out.append(_unwrap_slow(v, op_type, slot))
+    return out
+
+
+def _wrap_seq(values):
+    out = []
+    for t in values:
+        o = _new(Tensor)
+        o._t = t
+        o._name = None
+        out.append(o)
+    return out
+
+
+def _make_eager(d):
+    """Compile the eager entry point of ``d`` from source; attrs become keyword-only parameters."""
+    params, unwrap, kernel_args = [], [], []
+    for i, s in enumerate(d.inputs):
+        name = s.name
+        params.append(name)
+        local = f"_a{i}"
+        if s.is_list:
+            unwrap.append(f"    {local} = _ul({name}, _op, {name!r})")
+        else:
+            line = (f"    try:\n        {local} = {name}._t\n    except AttributeError:\n"
+                    f"        {local} = _us({name}, _op, {name!r})")
+            if s.optional:
+                line = f"    if {name} is None:\n        {local} = None\n    else:\n" + \
+                       "\n".join("    " + ln for ln in line.splitlines())
+            unwrap.append(line)
+        kernel_args.append(local)
+    attr_params = []
+    namespace = {"_us": _unwrap_slow, "_ul": _unwrap_list, "_new": _new, "_T": Tensor, "_S": _MODE,
+                 "_D": d, "_op": d.type, "_k": d.kernel, "_ws": _wrap_seq, "_defaults": {}}
+    for key, default in d.attrs.items():
+        if default is REQUIRED:
+            attr_params.append(key)
+        else:
+            namespace["_defaults"][key] = default
+            attr_params.append(f"{key}=_defaults[{key!r}]")
+        kernel_args.append(f"{key}={key}")
+    signature = ", ".join(params + (["*"] + attr_params if attr_params else []))
+    static_inputs = "{" + ", ".join(f"{s.name!r}: {s.name}" for s in d.inputs) + "}"
+    static_attrs = "{" + ", ".join(f"{k!r}: {k}" for k in d.attrs) + "}"
+    call = f"_k({', '.join(kernel_args)})"
+    outs = d.outputs
+    if len(outs) == 1 and not outs[0].is_list:
+        ret = (f"    _r = {call}\n    if _r is None:\n        return None\n"
+               "    o = _new(_T)\n    o._t = _r\n    o._name = None\n    return o")
+    elif len(outs) == 1:
+        ret = f"    return _ws({call})"
+    else:
+        ret = (f"    return tuple(_ws(v) if v.__class__ is list else (None if v is None else _ws((v,))[0]) "
+               f"for v in {call})")
+    pyname = d.type if d.type.isidentifier() else "_op_fn"
+    source = (f"def {pyname}({signature}):\n"
+              f"    if _S.static:\n        return _S.static_append(_D, {static_inputs}, {static_attrs})\n"
+              + "\n".join(unwrap) + ("\n" if unwrap else "") + ret + "\n")
+    exec(compile(source, f"<op {d.type}>", "exec"), namespace)
+    fn = namespace[pyname]
+    fn.opdef = d
+    fn.grad = d.grad
+    fn.__doc__ = d.doc
+    fn.__qualname__ = fn.__name__ = d.type
+    d._namespace = namespace
+    d.eager = fn
+    return fn
+
+
+def op(type, inputs=("X",), outputs=("Out",), attrs=None, spmd=None, differentiable=True):
+    """Register a kernel as Paddle op ``type``; returns the op's eager entry point."""
+    def register(kernel):
+        if type in REGISTRY:
+            raise ValueError(f"op {type!r} is registered twice")
+        d = OpDef(type, inputs, outputs, attrs, kernel, spmd, differentiable, kernel.__doc__)
+        REGISTRY[type] = d
+        return _make_eager(d)
+    return register
+
+
+def get_op(type):
+    try:
+        return REGISTRY[type]
+    except KeyError:
+        raise ValueError(f"op type {type!r} is not registered in torchpaddle") from None
+
+
+def _custom_grad_kernel(d):
+    """Route the kernel through a torch.autograd.Function that calls the op's own gradient."""
+    in_names = [s.name for s in d.inputs]
+    out_names = [s.name for s in d.outputs]
+    kernel = d.kernel
+
+    class _Fn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, attrs, *inputs):
+            out = kernel(*inputs, **attrs)
+            outs = out if isinstance(out, tuple) else (out,)
+            saved = {}
+            for use in d.grad_uses:
+                if use in in_names:
+                    saved[use] = inputs[in_names.index(use)]
+                else:
+                    saved[use] = outs[out_names.index(use)]
+            ctx.names = list(saved)
+            ctx.save_for_backward(*saved.values())
+            ctx.attrs = attrs
+            ctx.needs = [isinstance(x, torch.Tensor) and x.requires_grad for x in inputs]
+            return out
+
+        @staticmethod
+        def backward(ctx, *grads):
+            kwargs = dict(zip(ctx.names, ctx.saved_tensors))
+            for name, g in zip(out_names, grads):
+                kwargs[name + "_grad"] = g
+            result = d.grad_kernel(**kwargs, **ctx.attrs)
+            return (None,) + tuple(result.get(n) if need else None for n, need in zip(in_names, ctx.needs))
+
+    def call(*inputs, **attrs):
+        if torch.is_grad_enabled() and any(isinstance(x, torch.Tensor) and x.requires_grad for x in inputs):
+            return _Fn.apply(attrs, *inputs)
+        return kernel(*inputs, **attrs)
+    return call

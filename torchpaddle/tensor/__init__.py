@@ -1,0 +1,20 @@
+"""Public tensor functions. Each module lists its functions in ``__all__`` and the ones that are also
+Tensor methods in ``__methods__``; both are gathered here so modules can be added without editing this file."""
+import importlib
+import pkgutil
+
+from ..framework.tensor import Tensor
+
+__all__ = []
+_MODULES = []
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    _module = importlib.import_module(f"{__name__}.{_info.name}")
+    _MODULES.append(_module)
+    for _name in getattr(_module, "__all__", ()):
+        globals()[_name] = getattr(_module, _name)
+        __all__.append(_name)
+
+for _module in _MODULES:
+    for _name in getattr(_module, "__methods__", ()):
+        if _name not in Tensor.__dict__:
+            setattr(Tensor, _name, getattr(_module, _name))
