@@ -14,3 +14,9 @@ from . import ops  # noqa: F401
 from .tensor import *  # noqa: F401,F403
 
 bool = bool  # noqa: A001  ``paddle.bool`` is the dtype, as in Paddle
+from . import autograd  # noqa: E402
+from .autograd import grad, no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402,F401
+from .framework.io import *  # noqa: E402,F401,F403
+from .framework.random import *  # noqa: E402,F401,F403
+from .framework.flags import *  # noqa: E402,F401,F403
+from .framework.parameter import *  # noqa: E402,F401,F403

@@ -11,7 +11,7 @@ import torch
 from ..framework.mode import STATE as _MODE
 from ..framework.tensor import Tensor, _new
 
-__all__ = ["op", "OpDef", "Slot", "REGISTRY", "REQUIRED", "get_op"]
+__all__ = ["op", "OpDef", "Slot", "REGISTRY", "REQUIRED", "get_op", "InputTypeError"]
 
 REGISTRY = {}
 
@@ -81,6 +81,11 @@ class OpDef:
         return register
 
 
+class InputTypeError(TypeError, ValueError):
+    """A slot got a value that is not a Tensor. Paddle raises ValueError here, Python convention says
+    TypeError; this is both, so either ``except`` works."""
+
+
 def _unwrap_slow(value, op_type, slot):
     if isinstance(value, Tensor):
         return value._t
@@ -95,12 +100,13 @@ def _unwrap_slow(value, op_type, slot):
             return torch.as_tensor(np.asarray(value))
         except (TypeError, ValueError):
             pass
-    raise TypeError(f"{op_type}: input {slot} must be a Tensor, got {type(value).__name__}")
+    raise InputTypeError(f"{op_type}: input {slot} must be a Tensor, got {type(value).__name__}")
 
 
 def _unwrap_list(values, op_type, slot):
     if isinstance(values, Tensor) or not isinstance(values, (list, tuple)):
-        raise TypeError(f"{op_type}: input {slot} must be a list or tuple of Tensors, got {type(values).__name__}")
+        raise InputTypeError(f"{op_type}: input {slot} must be a list or tuple of Tensors, "
+                             f"got {type(values).__name__}")
     out = []
     for v in values:
         try:

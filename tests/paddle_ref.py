@@ -1,0 +1,25 @@
+"""Locating and running the reference PaddlePaddle 3.3.1 virtualenv (never imported into torchpaddle)."""
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+PYTHON = os.environ.get("PADDLE_REF_PYTHON", os.path.join(ROOT, ".paddle_venv", "bin", "python"))
+
+
+def available():
+    return os.path.exists(PYTHON)
+
+
+def run_module(module, *args, timeout=1200):
+    """Run ``python -m module args`` in the reference venv from the repo root; fail loudly on error."""
+    if not available():
+        pytest.skip(f"reference PaddlePaddle venv not found at {PYTHON} (set PADDLE_REF_PYTHON)")
+    env = dict(os.environ, PYTHONPATH=ROOT, GLOG_minloglevel="3", FLAGS_call_stack_level="0")
+    proc = subprocess.run([PYTHON, "-m", module, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"reference run of {module} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+    return proc.stdout

@@ -1,0 +1,67 @@
+"""Conformance tier: the op table on real PaddlePaddle 3.3.1 (side venv) vs torchpaddle: values, dtypes,
+shapes, stop_gradient and exception types."""
+import os
+import pickle
+import tempfile
+
+import numpy as np
+import pytest
+
+import torchpaddle as paddle
+import paddle_ref
+from tests.optable.runner import load_rows, run_case
+
+pytestmark = pytest.mark.conformance
+ROWS = load_rows()
+
+
+@pytest.fixture(scope="session")
+def reference():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "ref.pkl")
+        paddle_ref.run_module("tests.optable.conformance_main", path)
+        with open(path, "rb") as f:
+            return pickle.load(f)["results"]
+
+
+def _same_exception(ours, theirs):
+    return theirs in ours.get("mro", [ours["exc"]]) or ours["exc"] == theirs
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in ROWS.items() if c.conformance))
+def test_matches_real_paddle(name, reference):
+    case = ROWS[name]
+    theirs_all = reference[name]
+    assert "setup_error" not in theirs_all, theirs_all.get("setup_error")
+    ours_all = run_case(paddle, case)
+    for key, theirs in theirs_all.items():
+        ours = ours_all[key]
+        where = f"{name}{key}"
+        if isinstance(theirs, dict) and "exc" in theirs:
+            if theirs["exc"] is None:
+                assert ours.get("exc") is None, f"{where}: Paddle accepts this input, we raise {ours}"
+            else:
+                assert isinstance(ours, dict) and ours.get("exc"), \
+                    f"{where}: Paddle raises {theirs['exc']} ({theirs['msg'][:120]}), we return normally"
+                assert _same_exception(ours, theirs["exc"]), \
+                    f"{where}: Paddle raises {theirs['exc']}, we raise {ours['exc']}: {ours['msg']}"
+            continue
+        assert not (isinstance(ours, dict) and "exc" in ours), f"{where}: we raise {ours}, Paddle returns normally"
+        assert len(ours) == len(theirs), f"{where}: {len(ours)} outputs vs Paddle's {len(theirs)}"
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            if "dtype" not in b:
+                assert a["value"] == b["value"] or (a["value"] is None and b["value"] is None), f"{where}[{i}]"
+                continue
+            assert a["dtype"] == b["dtype"], f"{where}[{i}]: dtype {a['dtype']} vs Paddle {b['dtype']}"
+            assert a["shape"] == b["shape"], f"{where}[{i}]: shape {a['shape']} vs Paddle {b['shape']}"
+            assert a["stop_gradient"] == b["stop_gradient"], f"{where}[{i}]: stop_gradient differs"
+            if case.random:
+                continue
+            x, y = a["value"], b["value"]
+            if case.post is not None:
+                x, y = case.post(x), case.post(y)
+            if x.dtype == bool or x.dtype.kind in "iu":
+                np.testing.assert_array_equal(x, y, err_msg=f"{where}[{i}]")
+            else:
+                np.testing.assert_allclose(x, y, rtol=max(case.rtol, 1e-5), atol=max(case.atol, 1e-6),
+                                           equal_nan=True, err_msg=f"{where}[{i}]")
