@@ -20,3 +20,5 @@ from .framework.io import *  # noqa: E402,F401,F403
 from .framework.random import *  # noqa: E402,F401,F403
 from .framework.flags import *  # noqa: E402,F401,F403
 from .framework.parameter import *  # noqa: E402,F401,F403
+from .framework.param_attr import ParamAttr  # noqa: E402,F401
+from . import device  # noqa: E402,F401

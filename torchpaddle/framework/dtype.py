@@ -1,4 +1,6 @@
 """Paddle dtypes, their torch/NumPy counterparts, the default dtype and promotion rules."""
+import builtins
+
 import numpy as np
 import torch
 
@@ -59,6 +61,8 @@ for _name, _t, _n, _p in _TABLE:
     _FROM_PROTO[_p] = _d
     if _n is not None:
         _FROM_NUMPY[np.dtype(_n)] = _d
+# The dtypes are module attributes (``dtype.float32``); ``bool`` among them shadows the builtin, so this
+# module spells builtins out.
 globals().update(DTYPES)
 
 _ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "int32", "long": "int64",
@@ -74,7 +78,7 @@ def convert_dtype(value):
     """Any dtype-like (paddle dtype, str, numpy dtype/type, torch dtype, VarType int) -> paddle dtype."""
     if value.__class__ is dtype:
         return value
-    if isinstance(value, str):
+    if isinstance(value, builtins.str):
         key = value[7:] if value.startswith("paddle.") else value
         key = _ALIASES.get(key, key)
         found = DTYPES.get(key)
@@ -84,17 +88,17 @@ def convert_dtype(value):
         found = _FROM_TORCH.get(value)
         if found is not None:
             return found
-    elif isinstance(value, int) and not isinstance(value, bool):
+    elif isinstance(value, builtins.int) and not isinstance(value, builtins.bool):
         found = _FROM_PROTO.get(value)
         if found is not None:
             return found
-    elif value is float:
+    elif value is builtins.float:
         return DTYPES[_DEFAULT[0]]
-    elif value is int:
+    elif value is builtins.int:
         return DTYPES["int64"]
-    elif value is bool:
+    elif value is builtins.bool:
         return DTYPES["bool"]
-    elif value is complex:
+    elif value is builtins.complex:
         return DTYPES["complex64"]
     else:
         try:

@@ -75,6 +75,8 @@ class CUDAPinnedPlace(Place):
     __slots__ = ()
 
     def __init__(self):
+        if not torch.cuda.is_available():
+            raise RuntimeError("Cannot use CUDAPinnedPlace without CUDA: torch has no visible GPU")
         super().__init__("gpu_pinned", 0)
 
     @property
@@ -126,7 +128,8 @@ def _parse_device(device):
     if isinstance(device, int) and not isinstance(device, bool):
         device = f"gpu:{device}"
     if not isinstance(device, str):
-        raise TypeError(f"set_device: device must be a str like 'cpu' or 'gpu:0', or a Place, got {type(device).__name__}")
+        raise ValueError(f"set_device: device must be a str like 'cpu' or 'gpu:0', or a Place, "
+                         f"got {type(device).__name__}")
     text = device.strip().lower()
     if text == "cpu":
         return Place("cpu", 0)

@@ -18,3 +18,7 @@ for _module in _MODULES:
     for _name in getattr(_module, "__methods__", ()):
         if _name not in Tensor.__dict__:
             setattr(Tensor, _name, getattr(_module, _name))
+
+from . import _inplace  # noqa: E402
+
+_inplace.install(globals(), __all__)
