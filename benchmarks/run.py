@@ -13,6 +13,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,22 +26,29 @@ TARGET_VS_PADDLE = 1.0  # torchpaddle faster than real Paddle
 
 
 def paddle_python():
-    candidates = [os.environ.get("PADDLE_REF_PYTHON"), os.path.join(ROOT, ".paddle_venv", "bin", "python"),
-                  os.path.join(os.path.dirname(ROOT), "paddle_venv", "bin", "python")]
+    """The reference interpreter: $PADDLE_REF_PYTHON when set (even if it does not exist: then none),
+    else the repo's .paddle_venv, else a paddle_venv beside the repo."""
+    explicit = os.environ.get("PADDLE_REF_PYTHON")
+    candidates = [explicit] if explicit else [os.path.join(ROOT, ".paddle_venv", "bin", "python"),
+                                              os.path.join(os.path.dirname(ROOT), "paddle_venv", "bin", "python")]
     for path in candidates:
-        if path and os.path.exists(path):
+        if os.path.exists(path):
             return path
     return None
 
 
-def run_worker(backend, python, only, quick, timeout):
+def run_worker(backend, python, only, quick, timeout, num_threads):
     """Run worker.py for one backend; returns its JSON report, or {"error": ...}."""
     env = dict(os.environ, GLOG_minloglevel="3", FLAGS_call_stack_level="0", PYTHONWARNINGS="ignore")
+    if num_threads:
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            env[var] = str(num_threads)
     if backend == "torchpaddle":
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     fd, out = tempfile.mkstemp(prefix=f"bench_{backend}_", suffix=".json")
     os.close(fd)
-    cmd = [python, os.path.join(HERE, "worker.py"), "--backend", backend, "--out", out]
+    cmd = [python, os.path.join(HERE, "worker.py"), "--backend", backend, "--out", out,
+           "--threads", str(num_threads)]
     if only:
         cmd += ["--only", only]
     if quick:
@@ -57,10 +65,30 @@ def run_worker(backend, python, only, quick, timeout):
         os.unlink(out)
 
 
+def merge(first, later):
+    """Fold a later round's report for the same backend into ``first``: best = min, median = median of
+    the rounds' medians."""
+    if first is None or "error" in first:
+        return later
+    if later is None or "error" in later:
+        return first
+    for name, entry in first["workloads"].items():
+        other = later["workloads"].get(name, {})
+        if entry["status"] != "ok" or other.get("status") != "ok":
+            continue
+        entry.setdefault("round_medians_us", [entry["median_us"]]).append(other["median_us"])
+        entry["best_us"] = min(entry["best_us"], other["best_us"])
+        entry["median_us"] = statistics.median(entry["round_medians_us"])
+        entry["all_us"] = entry["all_us"] + other["all_us"]
+    return first
+
+
 def cell(report, name, stat):
     """(display text, value or None) for one backend and workload."""
     if report is None:
         return "n/a", None
+    if report == "skipped":
+        return "-", None
     if "error" in report:
         return "failed", None
     entry = report["workloads"].get(name)
@@ -90,7 +118,7 @@ def print_table(names, reports, stat):
         for b in BACKENDS:
             texts[b], values[b] = cell(reports.get(b), name, stat)
         ops = next((r["workloads"][name]["ops"] for r in reports.values()
-                    if r and "workloads" in r and name in r["workloads"]), "")
+                    if isinstance(r, dict) and name in r.get("workloads", {})), "")
         vs_torch = ratio(values["torchpaddle"], values["torch"])
         vs_paddle = ratio(values["torchpaddle"], values["paddle"])
         marks = []
@@ -119,14 +147,18 @@ def notes(names, reports):
     out = []
     for b in BACKENDS:
         r = reports.get(b)
+        if r == "skipped":
+            continue
         if r is None:
-            out.append(f"{b}: n/a" + (" (no reference Paddle interpreter; set PADDLE_REF_PYTHON)" if b == "paddle" else ""))
+            why = " (no reference Paddle interpreter; set PADDLE_REF_PYTHON)" if b == "paddle" else ""
+            out.append(f"{b}: n/a{why}")
         elif "error" in r:
             out.append(f"{b}: {r['error']}")
     for name in names:
         sums = {}
         for b in BACKENDS:
-            entry = (reports.get(b) or {}).get("workloads", {}).get(name)
+            report = reports.get(b)
+            entry = report.get("workloads", {}).get(name) if isinstance(report, dict) else None
             if not entry:
                 continue
             if entry["status"] == "missing":
@@ -148,8 +180,14 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="short timings (smoke run; noisier)")
     parser.add_argument("--stat", choices=["best", "median"], default="best",
                         help="which statistic of the repeats the table shows (both are in the JSON)")
-    parser.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated subset of " + ",".join(BACKENDS))
+    parser.add_argument("--backends", default=",".join(BACKENDS),
+                        help="comma-separated subset of " + ",".join(BACKENDS))
     parser.add_argument("--out", default=os.path.join(HERE, "results", "latest.json"))
+    parser.add_argument("--threads", type=int, default=1,
+                        help="CPU threads per backend (default 1: per-op overhead, not parallel kernels; "
+                             "0 leaves each library's default)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the backends round-robin this many times and keep the best (busy machines)")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per backend")
     args = parser.parse_args(argv)
 
@@ -161,22 +199,26 @@ def main(argv=None):
     if unknown:
         raise SystemExit(f"unknown backends {sorted(unknown)}; expected a subset of {BACKENDS}")
 
-    reports = {}
-    for backend in BACKENDS:
-        if backend not in wanted:
-            continue
-        python = paddle_python() if backend == "paddle" else sys.executable
-        if python is None:
-            reports[backend] = None
-            continue
-        print(f"running {backend} ...", file=sys.stderr, flush=True)
-        reports[backend] = run_worker(backend, python, args.only, args.quick, args.timeout)
+    reports = {b: "skipped" for b in BACKENDS if b not in wanted}
+    for round_ in range(args.rounds):
+        for backend in BACKENDS:
+            if backend not in wanted:
+                continue
+            python = paddle_python() if backend == "paddle" else sys.executable
+            if python is None:
+                reports[backend] = None
+                continue
+            print(f"running {backend}" + (f" (round {round_ + 1}/{args.rounds})" if args.rounds > 1 else "") + " ...",
+                  file=sys.stderr, flush=True)
+            report = run_worker(backend, python, args.only, args.quick, args.timeout, args.threads)
+            reports[backend] = report if round_ == 0 else merge(reports[backend], report)
 
-    print(f"per-op microseconds ({args.stat} of repeats; {'quick' if args.quick else 'full'} run; "
+    print(f"per-op microseconds ({args.stat} of repeats; {'quick' if args.quick else 'full'} run, "
+          f"{args.rounds} round(s), {args.threads or 'default'} thread(s); "
           f"{platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f})")
     for b in wanted:
         r = reports.get(b)
-        if r and "version" in r:
+        if isinstance(r, dict) and "version" in r:
             print(f"  {b}: {r['version']}, python {r['python']}, threads {r['threads'] or 'default'}")
     print()
     summary = print_table(names, reports, args.stat)
@@ -187,15 +229,15 @@ def main(argv=None):
             print(ln)
 
     result = {"timestamp": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
-              "stat": args.stat, "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                                             "loadavg": os.getloadavg()},
+              "stat": args.stat, "threads": args.threads, "rounds": args.rounds,
+              "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "loadavg": os.getloadavg()},
               "targets": {"torchpaddle_over_torch_max": TARGET_VS_TORCH,
                           "torchpaddle_over_paddle_max": TARGET_VS_PADDLE},
               "summary": summary, "backends": reports}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
-    print(f"\nwrote {os.path.relpath(args.out)}")
+    print(f"\nwrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -18,12 +18,17 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# (seconds per timed repeat, repeats, warm-up seconds)
-SETTINGS = {"full": (0.2, 7, 0.3), "quick": (0.03, 3, 0.05)}
+# (seconds per timed repeat, repeats, warm-up seconds). Many short repeats (shorter than a scheduler time
+# slice), because the minimum over them is what survives a busy machine: a repeat that another process
+# preempted is simply not the best one.
+SETTINGS = {"full": (0.002, 300, 0.3), "quick": (0.002, 50, 0.05)}
 
 
-def load_backend(name):
+def load_backend(name, num_threads):
     """The module the workloads receive as ``paddle``, plus a version string."""
+    if name != "paddle" and num_threads:
+        import torch
+        torch.set_num_threads(num_threads)
     if name == "torchpaddle":
         sys.path.insert(0, ROOT)
         import torch
@@ -66,20 +71,20 @@ def checksum(value):
 
 
 def measure(run, ops, mode):
-    """Calibrate the iteration count, warm up, then time ``repeats`` runs; returns per-op microseconds."""
+    """Warm up, calibrate the iteration count, then time ``repeats`` runs; returns per-op microseconds."""
     target, repeats, warm = SETTINGS[mode]
+    deadline = time.perf_counter() + warm
+    while time.perf_counter() < deadline:
+        run(1)
     n = 1
     while True:
         start = time.perf_counter()
         run(n)
         elapsed = time.perf_counter() - start
-        if elapsed >= target / 10 or n >= 1 << 24:
+        if elapsed >= target / 2 or n >= 1 << 24:
             break
         n *= 2
-    n = max(1, int(n * target / max(elapsed, 1e-9)))
-    deadline = time.perf_counter() + warm
-    while time.perf_counter() < deadline:
-        run(max(1, n // 10))
+    n = max(1, round(n * target / elapsed))
     gc.collect()
     gc_was_enabled = gc.isenabled()
     gc.disable()  # as timeit does: a collection landing in one repeat is noise, not overhead
@@ -94,14 +99,14 @@ def measure(run, ops, mode):
             gc.enable()
     per_op = [t / (n * ops) * 1e6 for t in times]
     return {"iterations": n, "repeats": repeats, "best_us": min(per_op), "median_us": statistics.median(per_op),
-            "all_us": per_op}, out
+            "all_us": [round(v, 4) for v in per_op]}, out
 
 
-def run_backend(backend, only, mode):
+def run_backend(backend, only, mode, num_threads):
     sys.path.insert(0, HERE)
     import workloads
     chosen = workloads.select(only)
-    module, version = load_backend(backend)
+    module, version = load_backend(backend, num_threads)
     results = {}
     for wl in chosen:
         entry = {"group": wl.group, "ops": wl.ops, "doc": wl.doc}
@@ -129,9 +134,11 @@ def main(argv=None):
     parser.add_argument("--backend", required=True, choices=["torch", "torchpaddle", "paddle"])
     parser.add_argument("--only", default="")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=0, help="torch intra-op threads (0: leave as is); "
+                        "real Paddle takes OMP_NUM_THREADS from the environment, which run.py sets")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    report = run_backend(args.backend, args.only, "quick" if args.quick else "full")
+    report = run_backend(args.backend, args.only, "quick" if args.quick else "full", args.threads)
     with open(args.out, "w") as f:
         json.dump(report, f)
 

@@ -43,7 +43,9 @@ def _loss(case, sample, overrides, weights):
     """Weighted sum of the float outputs, with some T arguments' data replaced."""
     def substitute(value):
         if isinstance(value, T):
-            return T(overrides.get(id(value), value.data), value.dtype, value.stop_gradient, value.grad)
+            if id(value) not in overrides:
+                return value   # keep identity: the caller maps tensors back to these specs by id
+            return T(overrides[id(value)], value.dtype, value.stop_gradient, value.grad)
         if isinstance(value, (list, tuple)):
             return type(value)(substitute(v) for v in value)
         return value

@@ -22,3 +22,5 @@ from .framework.flags import *  # noqa: E402,F401,F403
 from .framework.parameter import *  # noqa: E402,F401,F403
 from .framework.param_attr import ParamAttr  # noqa: E402,F401
 from . import device  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
+from ._alias import install_as_paddle  # noqa: E402,F401

@@ -123,8 +123,11 @@ def test_deepcopy_and_pickle():
     x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
     y = copy.deepcopy(x)
     assert y is not x and not y.stop_gradient and np.array_equal(y.numpy(), x.numpy())
-    name, array = pickle.loads(pickle.dumps(x))  # Paddle's layout: (name, ndarray)
-    assert name == x.name and np.array_equal(array, [1.0, 2.0])
+    z = pickle.loads(pickle.dumps(x))
+    assert isinstance(z, paddle.Tensor) and z.name == x.name and not z.stop_gradient
+    assert np.array_equal(z.numpy(), [1.0, 2.0])
+    c = copy.copy(x)
+    assert isinstance(c, paddle.Tensor) and c is not x and not c.stop_gradient
 
 
 def test_setitem_on_leaf_requiring_grad_is_value_error():

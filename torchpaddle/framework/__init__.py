@@ -4,3 +4,5 @@ from .place import (CPUPlace, CUDAPlace, CUDAPinnedPlace, XPUPlace, Place, set_d
                     is_compiled_with_cuda, is_compiled_with_xpu, is_compiled_with_rocm, get_cudnn_version)
 from .tensor import Tensor, Size, wrap, unwrap, is_tensor  # noqa: F401
 from .mode import in_dynamic_mode, enable_static, disable_static  # noqa: F401
+from . import random  # noqa: F401,E402
+from .random import seed  # noqa: F401,E402

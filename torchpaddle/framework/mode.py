@@ -9,8 +9,15 @@ class _ModeState:
 
 STATE = _ModeState()
 STATE.static = False
-# Set by torchpaddle.static: called as static_append(opdef, inputs, attrs) to append an op to the current block.
-STATE.static_append = None
+
+
+def _no_static_layer(opdef, inputs, attrs):
+    raise RuntimeError(f"{opdef.type}: static graph mode is on (paddle.enable_static()), but torchpaddle's "
+                       "static layer (Program/Executor) is not available yet; call paddle.disable_static()")
+
+
+# Replaced by torchpaddle.static: static_append(opdef, inputs, attrs) appends an op to the current block.
+STATE.static_append = _no_static_layer
 STATE.on_enable = []
 STATE.on_disable = []
 
@@ -24,7 +31,7 @@ def in_static_mode():
 
 
 def enable_static():
-    if STATE.static_append is None:
+    if STATE.static_append is _no_static_layer:
         try:
             import torchpaddle.static  # noqa: F401  registers the static hooks
         except ImportError:

@@ -171,7 +171,7 @@ class Tensor:
         g = self._t.grad
         return None if g is None else g.detach().cpu().numpy()
 
-    def backward(self, grad_tensor=None, retain_graph=False):
+    def backward(self, grad_tensor=None, retain_graph=False, *, dump_backward_graph_path=None):
         from ..autograd.backward_mode import backward
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
@@ -192,13 +192,8 @@ class Tensor:
             self._t.retain_grad()
 
     def register_hook(self, hook):
-        if not self._t.requires_grad:
-            raise RuntimeError("Cannot register hook on a Tensor that stop gradient.")
-
-        def _hook(grad):
-            out = hook(wrap(grad))
-            return None if out is None else unwrap(out)
-        return self._t.register_hook(_hook)
+        from ..autograd.hooks import register_hook
+        return register_hook(self, hook)
 
     def detach(self):
         return wrap(self._t.detach())
@@ -369,35 +364,31 @@ class Tensor:
         return out
 
     def __reduce_ex__(self, protocol):
-        # NOTE: like Paddle, a pickled Tensor becomes (name, ndarray); paddle.load turns it back.
-        return (tuple, ((self.name, self.numpy()),))
+        # Plain pickling (multiprocessing, copy) rebuilds a Tensor; paddle.save writes Paddle's own layout.
+        return (_rebuild_tensor, (self.numpy(), self.dtype.name, self.stop_gradient, self.name))
+
+    def __copy__(self):
+        out = wrap(self._t.detach().clone())
+        if self._t.requires_grad:
+            out._t.requires_grad_(True)
+        return out
 
     def __getitem__(self, index):
-        return wrap(self._t[_convert_index(index)])
+        return _indexing.getitem(self, index)
 
     def __setitem__(self, index, value):
-        t = self._t
-        if t.requires_grad and t.is_leaf:
-            raise ValueError(f"Leaf Tensor ({self.name}) that doesn't stop gradient can't use inplace strategy.")
-        if isinstance(value, Tensor):
-            value = value._t
-        elif not isinstance(value, (int, float, bool, complex)):
-            value = torch.as_tensor(np.asarray(value), device=t.device)
-        t[_convert_index(index)] = value
+        _indexing.setitem(self, index, value)
 
 
-def _convert_index(index):
-    if isinstance(index, Tensor):
-        return index._t
-    if isinstance(index, tuple):
-        return tuple(_convert_index(i) for i in index)
-    if isinstance(index, list):
-        if any(isinstance(i, Tensor) for i in index):
-            return [i._t if isinstance(i, Tensor) else i for i in index]
-        return index
-    if isinstance(index, np.ndarray):
-        return torch.from_numpy(index)
-    return index
+def _rebuild_tensor(array, dtype_name, stop_gradient, name):
+    t = torch.from_numpy(np.array(array, copy=True))
+    if dtype_name == "bfloat16":
+        t = t.view(torch.bfloat16)
+    out = wrap(t)
+    out._name = name
+    if not stop_gradient:
+        out.stop_gradient = False
+    return out
 
 
 def wrap(t):
@@ -415,3 +406,6 @@ def unwrap(x):
 
 def is_tensor(x):
     return isinstance(x, Tensor)
+
+
+from . import indexing as _indexing  # noqa: E402  (needs Tensor defined)

@@ -136,8 +136,8 @@ def _make_eager(d):
         if s.is_list:
             unwrap.append(f"    {local} = _ul({name}, _op, {name!r})")
         else:
-            line = (f"    try:\n        {local} = {name}._t\n    except AttributeError:\n"
-                    f"        {local} = _us({name}, _op, {name!r})")
+            # isinstance, not try/except: a caught AttributeError (Python scalars) costs ~0.7us.
+            line = f"    {local} = {name}._t if isinstance({name}, _T) else _us({name}, _op, {name!r})"
             if s.optional:
                 line = f"    if {name} is None:\n        {local} = None\n    else:\n" + \
                        "\n".join("    " + ln for ln in line.splitlines())

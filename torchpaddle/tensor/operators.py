@@ -13,9 +13,7 @@ __methods__ = []
 def _binary(op_name, reflected=False):
     fn = getattr(_ops, op_name)
     if not reflected:
-        def method(self, other):
-            return fn(self, other)
-        return method
+        return fn  # the op's entry point binds as a method: self -> X, other -> Y
     raw = RAW_BINARY[op_name]
 
     def reflected_method(self, other):
@@ -67,7 +65,8 @@ def _invert(self):
 
 
 def _neg(self):
-    return wrap(-self._t)
+    # Paddle's unary minus is the scale op with scale=-1.
+    return _ops.scale(self, None, scale=-1.0, bias=0.0, bias_after_scale=True)
 
 
 def _pos(self):
@@ -75,7 +74,7 @@ def _pos(self):
 
 
 def _abs(self):
-    return wrap(self._t.abs())
+    return _ops.abs(self)
 
 
 def _matmul(self, other):

@@ -4,6 +4,8 @@ import torch
 from ...framework.dtype import check_binary_promotion
 from ..registry import op
 
+_TT = torch.Tensor
+
 
 def align_y(X, Y, axis):
     """Legacy fluid broadcast: Y's dims line up with X's starting at ``axis`` (-1 means numpy rules)."""
@@ -17,22 +19,9 @@ def align_y(X, Y, axis):
     return Y.reshape(list(Y.shape) + [1] * trailing)
 
 
-def binary_call(fn, op_type, X, Y, axis, promote):
-    if promote:
-        try:
-            if X.dtype is not Y.dtype:
-                check_binary_promotion(op_type, X.dtype, Y.dtype)
-        except AttributeError:
-            pass
-    if axis != -1:
-        Y = align_y(X, Y, axis)
-    try:
-        return fn(X, Y)
-    except RuntimeError as exc:
-        if "must match" in str(exc) or "broadcast" in str(exc):
-            raise ValueError(f"{op_type}: X{list(getattr(X, 'shape', []))} and Y{list(getattr(Y, 'shape', []))} "
-                             f"cannot broadcast (axis={axis})") from None
-        raise
+def _broadcast_error(op_type, X, Y, axis):
+    return ValueError(f"{op_type}: X{list(getattr(X, 'shape', []))} and Y{list(getattr(Y, 'shape', []))} "
+                      f"cannot broadcast (axis={axis})")
 
 
 def _rsub(a, b):
@@ -66,8 +55,29 @@ def _true_div(a, b):
 
 
 def _register_binary(op_type, fn, promote=True, differentiable=True):
-    def kernel(X, Y, *, axis):
-        return binary_call(fn, op_type, X, Y, axis, promote)
+    # One closure per op, with the dtype check inlined: this is the hottest path in eager mode.
+    if promote:
+        def kernel(X, Y, *, axis):
+            if axis != -1:
+                Y = align_y(X, Y, axis)
+            if Y.__class__ is _TT and X.__class__ is _TT and X.dtype is not Y.dtype:
+                check_binary_promotion(op_type, X.dtype, Y.dtype)
+            try:
+                return fn(X, Y)
+            except RuntimeError as exc:
+                if "must match" in str(exc):
+                    raise _broadcast_error(op_type, X, Y, axis) from None
+                raise
+    else:
+        def kernel(X, Y, *, axis):
+            if axis != -1:
+                Y = align_y(X, Y, axis)
+            try:
+                return fn(X, Y)
+            except RuntimeError as exc:
+                if "must match" in str(exc):
+                    raise _broadcast_error(op_type, X, Y, axis) from None
+                raise
     kernel.__name__ = op_type
     return op(op_type, inputs=["X", "Y"], outputs=["Out"], attrs={"axis": -1}, spmd="elementwise",
               differentiable=differentiable)(kernel)

@@ -1,0 +1,331 @@
+"""Creation ops: constants, ranges, identity and triangular matrices, diagonals, meshgrid, assign, complex.
+
+``dtype`` attributes hold Paddle's VarType number (``paddle.float32.proto``), as a ProgramDesc does.
+``place_type`` follows the legacy fill_constant attribute: -1 the current device, 0 CPU, 1 the current GPU.
+"""
+import math
+
+import numpy as np
+import torch
+
+from ...framework.dtype import _FROM_PROTO
+from ...framework.place import current_torch_device
+from ..registry import op
+
+_FLOAT = ("float16", "bfloat16", "float32", "float64")
+_INT = ("int32", "int64")
+_COMPLEX = ("complex64", "complex128")
+_SIGNED = ("int8", "int16") + _INT
+
+
+class UnsupportedDtypeError(TypeError, RuntimeError):
+    """A dtype the op has no kernel for. Paddle raises RuntimeError (kernel not registered); a dtype problem
+    is a TypeError in Python, so this is both."""
+
+
+class ShapeError(ValueError, RuntimeError):
+    """A bad shape value (a negative dim). Paddle raises ValueError from most creation ops and RuntimeError
+    from the random ones; this is both."""
+
+
+def torch_dtype(op_type, proto, allowed=None):
+    """A dtype attr (VarType number) -> torch dtype, checking it is one ``op_type`` supports."""
+    d = _FROM_PROTO.get(proto)
+    if d is None:
+        raise TypeError(f"{op_type}: attribute dtype={proto!r} is not a Paddle dtype number")
+    if allowed is not None and d.name not in allowed:
+        raise UnsupportedDtypeError(f"{op_type}: dtype {d.name} is not supported, expected one of {list(allowed)}")
+    return d.torch
+
+
+def check_input_dtype(op_type, slot, t, allowed):
+    name = str(t.dtype)[6:]
+    if name not in allowed:
+        raise UnsupportedDtypeError(f"{op_type}: input {slot} has dtype {name}, which is not supported; "
+                                    f"expected one of {list(allowed)}")
+
+
+def device_of(place_type):
+    if place_type == -1:
+        return current_torch_device()
+    if place_type == 1:
+        current = current_torch_device()
+        return current if current.type == "cuda" else torch.device("cuda", 0)
+    return torch.device("cpu")
+
+
+def check_shape(op_type, shape):
+    for i, d in enumerate(shape):
+        if d < 0:
+            raise ShapeError(f"{op_type}: each value of attribute shape must be >= 0, but shape[{i}] = {d} "
+                             f"in shape {list(shape)}")
+
+
+@op("fill_constant", inputs=["ValueTensor?"], outputs=["Out"],
+    attrs={"shape": [], "value": 0.0, "str_value": "", "dtype": 5, "force_cpu": False, "place_type": -1},
+    differentiable=False)
+def fill_constant(ValueTensor, *, shape, value, str_value, dtype, force_cpu, place_type):
+    target = torch_dtype("fill_constant", dtype)
+    check_shape("fill_constant", shape)
+    device = torch.device("cpu") if force_cpu else device_of(place_type)
+    if ValueTensor is not None:
+        if ValueTensor.numel() != 1:
+            raise ValueError(f"fill_constant: ValueTensor must hold exactly 1 element, got shape "
+                             f"{list(ValueTensor.shape)}")
+        return ValueTensor.detach().reshape([]).to(device=device, dtype=target).expand(shape).clone()
+    if str_value:
+        value = float(str_value)
+    return torch.full(shape, _fill_value(value, target), dtype=target, device=device)
+
+
+def _fill_value(value, target):
+    # NOTE: Paddle truncates floats toward zero for integer outputs and wraps out-of-range integers; inf/nan
+    # become the int64 minimum. torch.full refuses all three, so the cast goes through a float64 tensor.
+    if target.is_floating_point:
+        if isinstance(value, (int, float)) and target is not torch.float64 and abs(value) > torch.finfo(target).max:
+            return math.copysign(math.inf, value) if math.isfinite(value) else value
+        return value
+    if target.is_complex:
+        return value
+    if target is torch.bool:
+        return bool(value)
+    if isinstance(value, float) or isinstance(value, complex):
+        real = value.real if isinstance(value, complex) else value
+        if not math.isfinite(real):
+            return torch.iinfo(target).min
+        value = int(real)
+    if isinstance(value, int):
+        info = torch.iinfo(target)
+        if not info.min <= value <= info.max:
+            value = int(torch.tensor(value, dtype=torch.int64).to(target))
+    return value
+
+
+@op("fill_any_like", inputs=["X"], outputs=["Out"], attrs={"value": 0.0, "dtype": -1, "place_type": -1},
+    differentiable=False)
+def fill_any_like(X, *, value, dtype, place_type):
+    target = X.dtype if dtype == -1 else torch_dtype("fill_any_like", dtype)
+    device = X.device if place_type == -1 else device_of(place_type)
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1:
+            raise ValueError(f"fill_any_like: the fill value must hold exactly 1 element, got shape "
+                             f"{list(value.shape)}")
+        value = value.item()
+    if isinstance(value, complex) and not target.is_complex:
+        value = value.real
+    _check_range("fill_any_like", value, target)
+    return torch.full(X.shape, _fill_value(value, target), dtype=target, device=device)
+
+
+def _check_range(op_type, value, target):
+    """fill_any_like refuses finite values the output dtype cannot hold (fill_constant wraps them instead)."""
+    if isinstance(value, complex) or target.is_complex or not math.isfinite(value):
+        return
+    if target is torch.bool:
+        low, high = 0, 1
+    elif target.is_floating_point:
+        low, high = -torch.finfo(target).max, torch.finfo(target).max
+    else:
+        low, high = torch.iinfo(target).min, torch.iinfo(target).max
+    if not low <= value <= high:
+        raise ValueError(f"{op_type}: the fill value {value} is out of range for dtype {str(target)[6:]}")
+
+
+@op("empty", inputs=[], outputs=["Out"], attrs={"shape": [], "dtype": 5, "place_type": -1}, differentiable=False)
+def empty(*, shape, dtype, place_type):
+    check_shape("empty", shape)
+    return torch.empty(shape, dtype=torch_dtype("empty", dtype), device=device_of(place_type))
+
+
+def _scalar(value, op_type, slot):
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1:
+            raise ValueError(f"{op_type}: input {slot} must hold exactly 1 element, got shape {list(value.shape)}")
+        return value.item()
+    return value
+
+
+def _cast_scalar(value, target):
+    """A Python number as a value of dtype ``target`` (Paddle casts range bounds before computing)."""
+    return torch.tensor(value).to(target).item()
+
+
+@op("range", inputs=["Start", "End", "Step"], outputs=["Out"], attrs={"dtype": 3, "place_type": -1},
+    differentiable=False)
+def range_(Start, End, Step, *, dtype, place_type):
+    target = torch_dtype("range", dtype, _FLOAT + _INT)
+    start, end, step = (_cast_scalar(_scalar(v, "range", s), target)
+                        for v, s in ((Start, "Start"), (End, "End"), (Step, "Step")))
+    for name, value in (("start", start), ("end", end)):
+        if not math.isfinite(value):
+            raise ValueError(f"range: the value of {name} must be finite, but received {value}")
+    if step == 0:
+        raise ValueError(f"range: the step must not be 0 (after casting to {str(target)[6:]})")
+    if (end - start) / step <= 0:
+        # torch refuses bounds that disagree with the step's sign; Paddle returns an empty range.
+        return torch.empty(0, dtype=target, device=device_of(place_type))
+    return torch.arange(start, end, step, dtype=target, device=device_of(place_type))
+
+
+def _num(value, op_type):
+    num = _scalar(value, op_type, "Num")
+    if isinstance(num, float):
+        num = int(num)
+    return num
+
+
+@op("linspace", inputs=["Start", "Stop", "Num"], outputs=["Out"], attrs={"dtype": 5, "place_type": -1},
+    differentiable=False)
+def linspace(Start, Stop, Num, *, dtype, place_type):
+    target = torch_dtype("linspace", dtype, _FLOAT + _INT)
+    num = _num(Num, "linspace")
+    if num < 0:
+        raise ValueError(f"linspace: the num must be >= 0, but received {num}")
+    start, stop = float(_scalar(Start, "linspace", "Start")), float(_scalar(Stop, "linspace", "Stop"))
+    out = torch.linspace(start, stop, num, dtype=torch.float64, device=device_of(place_type))
+    # Integer outputs are the float64 points truncated toward zero, as Paddle computes them.
+    return out.to(target)
+
+
+@op("logspace", inputs=["Start", "Stop", "Num", "Base"], outputs=["Out"], attrs={"dtype": 5}, differentiable=False)
+def logspace(Start, Stop, Num, Base, *, dtype):
+    target = torch_dtype("logspace", dtype, _FLOAT + _INT)
+    num = _num(Num, "logspace")
+    if num <= 0:
+        raise ValueError(f"logspace: the num must be > 0, but received {num}")
+    start, stop = float(_scalar(Start, "logspace", "Start")), float(_scalar(Stop, "logspace", "Stop"))
+    base = float(_scalar(Base, "logspace", "Base"))
+    exponents = torch.linspace(start, stop, num, dtype=torch.float64, device=current_torch_device())
+    return torch.pow(base, exponents).to(target)
+
+
+@op("eye", inputs=[], outputs=["Out"], attrs={"num_rows": 0, "num_columns": -1, "dtype": 5, "place_type": -1},
+    differentiable=False)
+def eye(*, num_rows, num_columns, dtype, place_type):
+    target = torch_dtype("eye", dtype, _FLOAT + _INT + _COMPLEX)
+    if num_columns == -1:
+        num_columns = num_rows
+    if num_rows < 0 or num_columns < 0:
+        raise ValueError(f"eye: num_rows and num_columns must be >= 0, got {num_rows} and {num_columns}")
+    return torch.eye(num_rows, num_columns, dtype=target, device=device_of(place_type))
+
+
+@op("tril_triu", inputs=["X"], outputs=["Out"], attrs={"diagonal": 0, "lower": True})
+def tril_triu(X, *, diagonal, lower):
+    if X.dim() < 2:
+        raise ValueError(f"tril_triu: input X must have rank >= 2, got shape {list(X.shape)}")
+    return torch.tril(X, diagonal) if lower else torch.triu(X, diagonal)
+
+
+@op("assign", inputs=["X"], outputs=["Out"])
+def assign(X):
+    return X.clone()
+
+
+@op("assign_value", inputs=[], outputs=["Out"], attrs={"shape": [], "dtype": 5, "values": []},
+    differentiable=False)
+def assign_value(*, shape, dtype, values):
+    # Eager callers pass the NumPy array itself as ``values`` (no list round trip); a loaded program has a list.
+    target = torch_dtype("assign_value", dtype)
+    array = np.asarray(values)
+    if array.dtype.kind not in "biufc":
+        raise TypeError(f"assign_value: values of NumPy dtype {array.dtype} cannot be converted to a Tensor")
+    t = torch.from_numpy(np.array(array, copy=True)) if array.dtype != np.uint16 else \
+        torch.from_numpy(array.astype(np.int16)).view(torch.bfloat16)
+    return t.to(device=current_torch_device(), dtype=target).reshape(shape)
+
+
+@op("diag_v2", inputs=["X"], outputs=["Out"], attrs={"offset": 0, "padding_value": 0.0})
+def diag_v2(X, *, offset, padding_value):
+    check_input_dtype("diag_v2", "X", X, _FLOAT + _INT + _COMPLEX)
+    if X.dim() == 0:
+        X = X.reshape(1)
+    if X.dim() == 1:
+        out = torch.diag(X, offset)
+        if padding_value != 0:
+            mask = torch.diag(torch.ones(X.shape[0], dtype=torch.bool, device=X.device), offset)
+            fill = _fill_value(padding_value, X.dtype)
+            out = torch.where(mask, out, torch.full_like(out, fill))
+        return out
+    if X.dim() == 2:
+        return torch.diagonal(X, offset).clone()
+    raise ValueError(f"diag_v2: input X must have rank 1 or 2, got shape {list(X.shape)}")
+
+
+@op("diag_embed", inputs=["Input"], outputs=["Out"], attrs={"offset": 0, "dim1": -2, "dim2": -1})
+def diag_embed(Input, *, offset, dim1, dim2):
+    check_input_dtype("diag_embed", "Input", Input, _FLOAT + _INT + _COMPLEX)
+    rank = Input.dim() + 1
+    for name, d in (("dim1", dim1), ("dim2", dim2)):
+        if not -rank <= d < rank:
+            raise IndexError(f"diag_embed: {name}={d} is out of range [{-rank}, {rank - 1}] for input of shape "
+                             f"{list(Input.shape)}")
+    if dim1 % rank == dim2 % rank:
+        raise ValueError(f"diag_embed: dim1 and dim2 must differ, got {dim1} and {dim2}")
+    return torch.diag_embed(Input, offset, dim1, dim2)
+
+
+@op("diagflat", inputs=["X"], outputs=["Out"], attrs={"offset": 0})
+def diagflat(X, *, offset):
+    # NOTE: Paddle composes diagflat from flatten + diag_v2; one op here keeps the eager path short.
+    check_input_dtype("diagflat", "X", X, _FLOAT + _INT + _COMPLEX)
+    return torch.diagflat(X, offset)
+
+
+@op("meshgrid", inputs=["X[]"], outputs=["Out[]"])
+def meshgrid(X):
+    if not X:
+        raise ValueError("meshgrid: input X must be a non-empty list of Tensors")
+    for i, t in enumerate(X):
+        if t.dtype is not X[0].dtype:
+            raise ValueError(f"meshgrid: all inputs must have the same dtype; X[0] is {str(X[0].dtype)[6:]} "
+                             f"but X[{i}] is {str(t.dtype)[6:]}")
+        if t.dim() > 1:
+            raise ValueError(f"meshgrid: each input must be 0-D or 1-D, but X[{i}] has shape {list(t.shape)}")
+    return list(torch.meshgrid(*X, indexing="ij"))
+
+
+@op("complex", inputs=["X", "Y"], outputs=["Out"])
+def complex_(X, Y):
+    for slot, t in (("X", X), ("Y", Y)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"complex: input {slot} must be a Tensor, got {type(t).__name__}")
+        check_input_dtype("complex", slot, t, ("float32", "float64"))
+    if X.dtype is not Y.dtype:
+        raise ValueError(f"complex: X and Y must have the same dtype, got {str(X.dtype)[6:]} and {str(Y.dtype)[6:]}")
+    try:
+        X, Y = torch.broadcast_tensors(X, Y)
+    except RuntimeError:
+        raise ValueError(f"complex: X{list(X.shape)} and Y{list(Y.shape)} cannot broadcast") from None
+    return torch.complex(X, Y)
+
+
+@op("polar", inputs=["Abs", "Angle"], outputs=["Out"])
+def polar(Abs, Angle):
+    # NOTE: Paddle composes polar from abs * cos/sin and complex; float32 with float64 promotes to complex128.
+    for slot, t in (("abs", Abs), ("angle", Angle)):
+        if not isinstance(t, torch.Tensor) or not t.is_floating_point():
+            raise TypeError(f"polar: {slot} must be a float32 or float64 Tensor, got "
+                            f"{getattr(t, 'dtype', type(t).__name__)}")
+    if Abs.dtype is not Angle.dtype:
+        common = torch.promote_types(Abs.dtype, Angle.dtype)
+        Abs, Angle = Abs.to(common), Angle.to(common)
+    try:
+        Abs, Angle = torch.broadcast_tensors(Abs, Angle)
+    except RuntimeError:
+        raise ValueError(f"polar: abs{list(Abs.shape)} and angle{list(Angle.shape)} cannot broadcast") from None
+    return torch.complex(Abs * torch.cos(Angle), Abs * torch.sin(Angle))
+
+
+@op("tril_indices", inputs=[], outputs=["out"], attrs={"rows": 0, "cols": 0, "offset": 0, "dtype": 3},
+    differentiable=False)
+def tril_indices(*, rows, cols, offset, dtype):
+    target = torch_dtype("tril_indices", dtype, _INT)
+    return torch.tril_indices(rows, cols, offset, dtype=target, device=current_torch_device())
+
+
+@op("triu_indices", inputs=[], outputs=["out"], attrs={"row": 0, "col": 0, "offset": 0, "dtype": 3},
+    differentiable=False)
+def triu_indices(*, row, col, offset, dtype):
+    target = torch_dtype("triu_indices", dtype, _INT)
+    return torch.triu_indices(row, col, offset, dtype=target, device=current_torch_device())

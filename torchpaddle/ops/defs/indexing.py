@@ -1,0 +1,338 @@
+"""Indexing ops: gather/scatter families, take/put_along_axis, masked ops, multiplex, shard_index, unique.
+
+Every index tensor is range-checked before it reaches a torch kernel, so a bad index raises instead of
+reading or writing out of bounds on a device.
+"""
+import torch
+
+from ...framework import dtype as _dtype
+from ...framework.tensor import PaddleAssertionError
+from ..registry import REQUIRED, op
+from .manipulation import (DtypeError, IndexRangeError, InvalidInputError, check_index_dtype, check_index_values,
+                           is_meta, norm_axis, shape_str)
+
+
+def _dtype_name(t):
+    return _dtype.from_torch_dtype(t.dtype).name
+
+
+def _flat_index(op_type, Index, exc=ValueError):
+    """gather/scatter accept a 1-D index or a [N, 1] one."""
+    if Index.dim() == 2:
+        if Index.shape[1] not in (0, 1):
+            raise exc(f"{op_type}: a 2-D index must have shape [N, 1], got {shape_str(Index)}")
+        return Index.reshape(-1)
+    if Index.dim() > 2:
+        raise exc(f"{op_type}: index must be 0-D, 1-D or [N, 1], got shape {shape_str(Index)}")
+    return Index
+
+
+@op("gather", inputs=["X", "Index"], outputs=["Out"], attrs={"axis": 0, "overwrite": True}, spmd="gather")
+def gather(X, Index, *, axis, overwrite):
+    check_index_dtype("gather", "index", Index)
+    axis = norm_axis("gather", "axis", axis, X.dim())
+    Index = check_index_values("gather", "index", _flat_index("gather", Index), X.shape[axis])
+    if Index.dim() == 0:
+        return X.index_select(axis, Index.reshape(1)).squeeze(axis)
+    return X.index_select(axis, Index)
+
+
+@op("index_select", inputs=["X", "Index"], outputs=["Out"], attrs={"dim": 0})
+def index_select(X, Index, *, dim):
+    check_index_dtype("index_select", "index", Index)
+    dim = norm_axis("index_select", "axis", dim, X.dim())
+    if Index.dim() == 2 and Index.shape[1] == 1:
+        Index = Index.reshape(-1)
+    if Index.dim() != 1:
+        raise ValueError(f"index_select: index must be 1-D, got shape {shape_str(Index)}")
+    return X.index_select(dim, check_index_values("index_select", "index", Index, X.shape[dim]))
+
+
+def _nd_index(op_type, X, Index):
+    """Split a gather_nd/scatter_nd index [..., k] into k range-checked index tensors."""
+    k = Index.shape[-1] if Index.dim() else 0
+    if Index.dim() == 0 or k > X.dim():
+        raise ValueError(f"{op_type}: index.shape[-1] must be at most X's rank {X.dim()}, got index of shape "
+                         f"{shape_str(Index)}")
+    if k == 0 or Index.numel() == 0 or is_meta(Index):
+        return k, tuple(Index.unbind(-1))
+    sizes = torch.tensor(X.shape[:k], dtype=Index.dtype, device=Index.device)
+    bad = (Index < -sizes) | (Index >= sizes)
+    if bool(bad.any()):
+        where = bad.nonzero()[0].tolist()
+        raise IndexRangeError(f"{op_type}: index{where} = {int(Index[tuple(where)])} is out of range for dim "
+                              f"{where[-1]} of X with shape {shape_str(X)}")
+    Index = torch.where(Index < 0, Index + sizes, Index)
+    return k, tuple(Index.unbind(-1))
+
+
+@op("gather_nd", inputs=["X", "Index"], outputs=["Out"])
+def gather_nd(X, Index):
+    check_index_dtype("gather_nd", "index", Index)
+    k, parts = _nd_index("gather_nd", X, Index)
+    if k == 0:
+        return X.expand(list(Index.shape[:-1]) + list(X.shape))
+    return X[parts]
+
+
+@op("index_sample", inputs=["X", "Index"], outputs=["Out"])
+def index_sample(X, Index):
+    check_index_dtype("index_sample", "index", Index)
+    if X.dim() != 2 or Index.dim() != 2:
+        raise ValueError(f"index_sample: x and index must be 2-D, got shapes {shape_str(X)} and {shape_str(Index)}")
+    if X.shape[0] != Index.shape[0]:
+        raise ValueError(f"index_sample: x of shape {shape_str(X)} and index of shape {shape_str(Index)} must "
+                         f"have the same first dim")
+    Index = check_index_values("index_sample", "index", Index, X.shape[1], allow_negative=False)
+    return torch.gather(X, 1, Index.long())
+
+
+def along_axis_shape(arr_shape, index_shape, axis):
+    """The shape indices are broadcast to by take/put_along_axis: broadcast except along ``axis``."""
+    out = []
+    for i, (a, b) in enumerate(zip(arr_shape, index_shape)):
+        if i == axis:
+            out.append(b)
+        elif a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        else:
+            raise ValueError(f"along_axis: indices of shape {list(index_shape)} cannot broadcast against arr of "
+                             f"shape {list(arr_shape)} outside axis {axis}")
+    return out
+
+
+def _along_axis_checks(op_type, arr, index, axis):
+    if index.dtype not in (torch.int32, torch.int64):
+        raise TypeError(f"{op_type}: indices must be int32 or int64, got {_dtype_name(index)}")
+    if arr.dim() != index.dim():
+        raise ValueError(f"{op_type}: indices of shape {shape_str(index)} and arr of shape {shape_str(arr)} must "
+                         f"have the same number of dims")
+    return norm_axis(op_type, "axis", axis, arr.dim(), PaddleAssertionError)
+
+
+@op("take_along_axis", inputs=["Input", "Index"], outputs=["Result"], attrs={"Axis": REQUIRED, "broadcast": True})
+def take_along_axis(Input, Index, *, Axis, broadcast):
+    axis = _along_axis_checks("take_along_axis", Input, Index, Axis)
+    if broadcast:
+        shape = along_axis_shape(Input.shape, Index.shape, axis)
+        Index = Index.expand(shape)
+        shape[axis] = Input.shape[axis]
+        Input = Input.expand(shape)
+    else:
+        for d in range(Input.dim()):
+            if d != axis and Index.shape[d] > Input.shape[d]:
+                raise ValueError(f"take_along_axis: indices of shape {shape_str(Index)} exceed arr of shape "
+                                 f"{shape_str(Input)} in dim {d}")
+    Index = check_index_values("take_along_axis", "indices", Index, Input.shape[axis])
+    return torch.gather(Input, axis, Index.long())
+
+
+_REDUCE = {"assign": None, "add": "sum", "mul": "prod", "multiply": "prod", "mean": "mean", "amin": "amin",
+           "amax": "amax"}
+
+
+@op("put_along_axis", inputs=["Input", "Index", "Value"], outputs=["Result"],
+    attrs={"Axis": REQUIRED, "Reduce": "assign", "include_self": True, "broadcast": True})
+def put_along_axis(Input, Index, Value, *, Axis, Reduce, include_self, broadcast):
+    axis = _along_axis_checks("put_along_axis", Input, Index, Axis)
+    if Reduce not in _REDUCE:
+        raise ValueError(f"put_along_axis: reduce must be one of {sorted(_REDUCE)}, got {Reduce!r}")
+    if not isinstance(Value, torch.Tensor):
+        Value = torch.tensor(Value, dtype=Input.dtype, device=Input.device)
+    elif Value.dtype is not Input.dtype:
+        raise ValueError(f"put_along_axis: values ({_dtype_name(Value)}) must have arr's dtype ({_dtype_name(Input)})")
+    if broadcast:
+        Index = Index.expand(along_axis_shape(Input.shape, Index.shape, axis))
+    if Value.dim() == 0 or broadcast:
+        try:
+            Value = Value.expand(Index.shape)
+        except RuntimeError:
+            raise ValueError(f"put_along_axis: values of shape {shape_str(Value)} cannot broadcast to indices of "
+                             f"shape {shape_str(Index)}") from None
+    if Value.dim() != Index.dim():
+        raise ValueError(f"put_along_axis: values of shape {shape_str(Value)} must have as many dims as indices "
+                         f"{shape_str(Index)}")
+    for d in range(Input.dim()):
+        if Index.shape[d] > Value.shape[d] or (d != axis and Index.shape[d] > Input.shape[d]):
+            raise ValueError(f"put_along_axis: indices of shape {shape_str(Index)} exceed values "
+                             f"{shape_str(Value)} or arr {shape_str(Input)} in dim {d}")
+    if Value.shape != Index.shape:  # torch's scatter backward wants src no larger than index
+        Value = Value[tuple(slice(0, n) for n in Index.shape)]
+    Index = check_index_values("put_along_axis", "indices", Index, Input.shape[axis]).long()
+    reduce = _REDUCE[Reduce]
+    if reduce is None:
+        return Input.scatter(axis, Index, Value)
+    return Input.scatter_reduce(axis, Index, Value, reduce, include_self=include_self)
+
+
+@op("scatter", inputs=["X", "Ids", "Updates"], outputs=["Out"], attrs={"overwrite": True})
+def scatter(X, Ids, Updates, *, overwrite):
+    check_index_dtype("scatter", "index", Ids)
+    if Updates.dtype is not X.dtype:
+        raise ValueError(f"scatter: updates ({_dtype_name(Updates)}) must have x's dtype ({_dtype_name(X)})")
+    if Ids.dim() == 0:
+        if Updates.dim() != X.dim() - 1:
+            raise ValueError(f"scatter: with a 0-D index, updates must have x's rank - 1 dims; got updates "
+                             f"{shape_str(Updates)} for x {shape_str(X)}")
+        Ids, Updates = Ids.reshape(1), Updates.unsqueeze(0)
+    Ids = _flat_index("scatter", Ids)
+    n = Ids.shape[0]
+    if Updates.dim() != X.dim() or Updates.shape[1:] != X.shape[1:]:
+        raise ValueError(f"scatter: updates of shape {shape_str(Updates)} must match x {shape_str(X)} "
+                         f"outside dim 0")
+    if Updates.shape[0] < n:
+        raise ValueError(f"scatter: index has {n} entries but updates only {Updates.shape[0]} rows")
+    if Updates.shape[0] > n:
+        Updates = Updates[:n]
+    Ids = check_index_values("scatter", "index", Ids, X.shape[0])
+    if overwrite:
+        # NOTE: with repeated indices the last update wins (torch's CPU kernel writes in order, as Paddle's).
+        return X.index_put((Ids,), Updates)
+    # Paddle zeroes every indexed row first, then accumulates all its updates into it.
+    return X.index_fill(0, Ids, 0).index_add(0, Ids, Updates)
+
+
+@op("scatter_nd_add", inputs=["X", "Index", "Updates"], outputs=["Out"])
+def scatter_nd_add(X, Index, Updates):
+    check_index_dtype("scatter_nd_add", "index", Index)
+    if Updates.dtype is not X.dtype:
+        raise TypeError(f"scatter_nd_add: x and updates must have the same dtype, got {_dtype_name(X)} and "
+                        f"{_dtype_name(Updates)}")
+    k, parts = _nd_index("scatter_nd_add", X, Index)
+    expected = list(Index.shape[:-1]) + list(X.shape[k:])
+    if list(Updates.shape) != expected:
+        raise ValueError(f"scatter_nd_add: updates must have shape {expected} (index {shape_str(Index)}, x "
+                         f"{shape_str(X)}), got {shape_str(Updates)}")
+    if k == 0:
+        return X + Updates.reshape([-1] + list(X.shape)).sum(0)
+    return X.index_put(parts, Updates, accumulate=True)
+
+
+@op("masked_select", inputs=["X", "Mask"], outputs=["Y"])
+def masked_select(X, Mask):
+    if Mask.dtype is not torch.bool:
+        raise ValueError(f"masked_select: mask must be bool, got {_dtype_name(Mask)}")
+    try:
+        torch.broadcast_shapes(X.shape, Mask.shape)
+    except RuntimeError:
+        raise InvalidInputError(f"masked_select: x of shape {shape_str(X)} and mask of shape {shape_str(Mask)} "
+                                f"cannot broadcast") from None
+    return torch.masked_select(X, Mask)
+
+
+@op("masked_fill", inputs=["X", "Mask", "Value?"], outputs=["Out"], attrs={"value": 0})
+def masked_fill(X, Mask, Value, *, value):
+    if Mask.dtype is not torch.bool:
+        Mask = Mask.bool()
+    if Value is None:
+        Value = torch.tensor(value, device=X.device).to(X.dtype)
+    elif Value.dtype is not X.dtype:
+        raise ValueError(f"masked_fill: value ({_dtype_name(Value)}) must have x's dtype ({_dtype_name(X)})")
+    try:
+        torch.broadcast_shapes(X.shape, Mask.shape, Value.shape)
+    except RuntimeError:
+        raise ValueError(f"masked_fill: x {shape_str(X)}, mask {shape_str(Mask)} and value {shape_str(Value)} "
+                         f"cannot broadcast") from None
+    return torch.where(Mask, Value, X)
+
+
+@op("multiplex", inputs=["X[]", "Ids"], outputs=["Out"])
+def multiplex(X, Ids):
+    if len(X) < 2:
+        raise ValueError(f"multiplex: inputs needs at least 2 candidate tensors, got {len(X)}")
+    first = X[0]
+    for i, t in enumerate(X):
+        if t.dtype is not first.dtype:
+            raise ValueError(f"multiplex: inputs[{i}] is {_dtype_name(t)}, inputs[0] is {_dtype_name(first)}")
+        if t.shape != first.shape:
+            raise InvalidInputError(f"multiplex: inputs[{i}] of shape {shape_str(t)} differs from inputs[0] of "
+                                    f"shape {shape_str(first)}")
+    if first.dim() < 2:
+        raise ValueError(f"multiplex: candidate tensors must be at least 2-D, got shape {shape_str(first)}")
+    if Ids.dtype is not torch.int32:
+        raise ValueError(f"multiplex: index must be int32, got {_dtype_name(Ids)}")
+    if Ids.dim() != 2 or Ids.shape[1] != 1:
+        raise InvalidInputError(f"multiplex: index must have shape [batch, 1], got {shape_str(Ids)}")
+    rows = Ids.shape[0]
+    if rows > first.shape[0]:
+        raise ValueError(f"multiplex: index has {rows} rows, more than the candidates' {first.shape[0]}")
+    ids = check_index_values("multiplex", "index", Ids.reshape(-1), len(X), allow_negative=False,
+                             exc=InvalidInputError)
+    stacked = torch.stack(X)
+    return stacked[ids.long(), torch.arange(rows, device=first.device)]
+
+
+@op("shard_index", inputs=["X"], outputs=["Out"],
+    attrs={"index_num": REQUIRED, "nshards": REQUIRED, "shard_id": REQUIRED, "ignore_value": -1},
+    differentiable=False)
+def shard_index(X, *, index_num, nshards, shard_id, ignore_value):
+    if X.dtype not in (torch.int32, torch.int64):
+        raise DtypeError(f"shard_index: input must be int32 or int64, got {_dtype_name(X)}")
+    if X.dim() < 2 or X.shape[-1] != 1:
+        raise ValueError(f"shard_index: input must be at least 2-D with last dim 1, got {shape_str(X)}")
+    if index_num <= 0 or nshards <= 0:
+        raise ValueError(f"shard_index: index_num ({index_num}) and nshards ({nshards}) must be positive")
+    if not 0 <= shard_id < nshards:
+        raise ValueError(f"shard_index: shard_id must be in [0, {nshards}), got {shard_id}")
+    check_index_values("shard_index", "input", X, index_num, allow_negative=False, exc=ValueError)
+    size = (index_num + nshards - 1) // nshards
+    return torch.where(X // size == shard_id, X % size, torch.tensor(ignore_value, dtype=X.dtype, device=X.device))
+
+
+def _first_occurrence(inverse, count, length):
+    positions = torch.arange(length, device=inverse.device)
+    first = torch.full((count,), length, dtype=positions.dtype, device=inverse.device)
+    return first.scatter_reduce(0, inverse, positions, "amin")
+
+
+def _check_unique(op_type, X, dtype):
+    if X.dtype is torch.bool or X.is_complex():
+        raise DtypeError(f"{op_type}: x of dtype {_dtype_name(X)} is not supported")
+    index_dtype = _dtype._FROM_PROTO[dtype].torch
+    if index_dtype not in (torch.int32, torch.int64):
+        raise DtypeError(f"{op_type}: dtype must be int32 or int64, got {_dtype._FROM_PROTO[dtype].name}")
+    return index_dtype
+
+
+@op("unique", inputs=["X"], outputs=["Out", "Indices", "Index", "Counts"],
+    attrs={"dtype": 3, "return_index": False, "return_inverse": False, "return_counts": False, "axis": (),
+           "is_sorted": True}, differentiable=False)
+def unique(X, *, dtype, return_index, return_inverse, return_counts, axis, is_sorted):
+    index_dtype = _check_unique("unique", X, dtype)
+    X = X.detach()
+    if axis:
+        dim = axis[0]
+        if not -X.dim() <= dim < X.dim():
+            raise ValueError(f"unique: axis {dim} is out of range for x of shape {shape_str(X)}")
+        dim %= X.dim()
+        out, inverse, counts = torch.unique(X, sorted=True, return_inverse=True, return_counts=True, dim=dim)
+        length = X.shape[dim]
+    else:
+        flat = X.reshape(-1)
+        out, inverse, counts = torch.unique(flat, sorted=True, return_inverse=True, return_counts=True)
+        length = flat.shape[0]
+    indices = _first_occurrence(inverse, counts.shape[0], length) if return_index else None
+    return (out,
+            indices.to(index_dtype) if return_index else None,
+            inverse.to(index_dtype) if return_inverse else None,
+            counts.to(index_dtype) if return_counts else None)
+
+
+@op("unique_consecutive", inputs=["X"], outputs=["Out", "Index", "Counts"],
+    attrs={"dtype": 3, "return_inverse": False, "return_counts": False, "axis": ()}, differentiable=False)
+def unique_consecutive(X, *, dtype, return_inverse, return_counts, axis):
+    index_dtype = _check_unique("unique_consecutive", X, dtype)
+    X = X.detach()
+    if axis:
+        dim = axis[0]
+        if not -X.dim() <= dim < X.dim():
+            raise ValueError(f"unique_consecutive: axis {dim} is out of range for x of shape {shape_str(X)}")
+        out, inverse, counts = torch.unique_consecutive(X, return_inverse=True, return_counts=True, dim=dim)
+    else:
+        out, inverse, counts = torch.unique_consecutive(X.reshape(-1), return_inverse=True, return_counts=True)
+    return (out,
+            inverse.to(index_dtype) if return_inverse else None,
+            counts.to(index_dtype) if return_counts else None)
+

@@ -1,0 +1,460 @@
+"""Reductions (reduce_sum, reduce_mean, logsumexp, var, median, quantile...), cumulative ops (cumsum, cumprod,
+cummax...), and the other whole-axis ops (kthvalue, mode, histogram, diff, add_n)."""
+import math
+
+import torch
+
+from ...framework.dtype import _FROM_PROTO, from_torch_dtype
+from ..registry import op
+from .math_unary import dtype_error, float_input
+
+_REDUCE_ATTRS = {"dim": [0], "keep_dim": False, "reduce_all": False}
+
+
+def reduce_dims(op_type, X, dim, reduce_all):
+    """Paddle's axis rules -> a tuple of distinct non-negative dims, or None for "every dim"."""
+    if reduce_all or dim is None:
+        return None
+    if isinstance(dim, int):
+        dim = (dim,)
+    if not dim:
+        return None
+    nd = X.dim()
+    if nd == 0:
+        if any(d not in (0, -1) for d in dim):
+            raise ValueError(f"{op_type}: a 0-D tensor can only be reduced over axis -1, 0, None or [], got {dim}")
+        return None
+    seen = []
+    for d in dim:
+        if not -nd <= d < nd:
+            raise ValueError(f"{op_type}: axis {d} is out of range for X of shape {list(X.shape)}; "
+                             f"expected [{-nd}, {nd})")
+        d = d + nd if d < 0 else d
+        if d in seen:
+            raise ValueError(f"{op_type}: axis {list(dim)} names dimension {d} more than once")
+        seen.append(d)
+    return None if len(seen) == nd else tuple(seen)
+
+
+def _reduce(fn, X, dims, keep, **kwargs):
+    if dims is None:
+        if keep and X.dim():
+            return fn(X, dim=tuple(range(X.dim())), keepdim=True, **kwargs)
+        return fn(X, **kwargs)
+    return fn(X, dim=dims, keepdim=keep, **kwargs)
+
+
+def merge_dims(X, dims):
+    """Move ``dims`` last and merge them into one: returns (Y, shape of the keepdim result)."""
+    nd = X.dim()
+    if dims is None:
+        dims = tuple(range(nd))
+    kept = [d for d in range(nd) if d not in dims]
+    Y = X.permute(*kept, *dims).reshape(*[X.shape[d] for d in kept], math.prod(X.shape[d] for d in dims))
+    return Y, [1 if d in dims else s for d, s in enumerate(X.shape)]
+
+
+def _finish(out, kshape, keep):
+    return out.reshape(kshape) if keep else out
+
+
+def _no_bool(op_type, X, supported="float, complex and integer"):
+    if X.dtype is torch.bool:
+        raise dtype_error(op_type, "X", X.dtype, supported)
+
+
+# NOTE: Paddle widens only bool and int32 sums to int64; int8/int16/uint8 keep their dtype.
+_SUM_DTYPE = {torch.bool: torch.int64, torch.int32: torch.int64}
+
+
+@op("reduce_sum", attrs=dict(_REDUCE_ATTRS, in_dtype=-1, out_dtype=-1), spmd="reduction")
+def reduce_sum(X, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    dims = reduce_dims("reduce_sum", X, dim, reduce_all)
+    if out_dtype == -1:
+        return _reduce(torch.sum, X, dims, keep_dim, dtype=_SUM_DTYPE.get(X.dtype, X.dtype))
+    # Cast first: torch cannot differentiate a float sum accumulated into an integer dtype.
+    return _reduce(torch.sum, X.to(_FROM_PROTO[out_dtype].torch), dims, keep_dim)
+
+
+def _count(X, dims):
+    return math.prod(X.shape) if dims is None else math.prod(X.shape[d] for d in dims)
+
+
+@op("reduce_mean", attrs=_REDUCE_ATTRS, spmd="reduction")
+def reduce_mean(X, *, dim, keep_dim, reduce_all):
+    dims = reduce_dims("reduce_mean", X, dim, reduce_all)
+    if X.is_floating_point() or X.is_complex():
+        return _reduce(torch.mean, X, dims, keep_dim)
+    total = _reduce(torch.sum, X, dims, keep_dim, dtype=torch.int64)
+    if X.dtype is torch.bool:
+        # NOTE: Paddle's mean of a bool tensor is a bool: True unless every element is False.
+        return total != 0
+    # NOTE: Paddle's integer mean stays integer, truncating toward zero.
+    return torch.div(total, max(_count(X, dims), 1), rounding_mode="trunc").to(X.dtype)
+
+
+def _check_nonempty(op_type, X, dims):
+    for d in range(X.dim()) if dims is None else dims:
+        if X.shape[d] == 0:
+            raise ValueError(f"{op_type}: cannot reduce along axis {d} of size 0 (X{list(X.shape)})")
+
+
+def _register_extreme(op_type, fn):
+    def kernel(X, *, dim, keep_dim, reduce_all):
+        dims = reduce_dims(op_type, X, dim, reduce_all)
+        if X.dtype is torch.bool or X.is_complex():
+            raise dtype_error(op_type, "X", X.dtype, "float and integer")
+        _check_nonempty(op_type, X, dims)
+        return _reduce(fn, X, dims, keep_dim)
+    kernel.__name__ = op_type
+    op(op_type, attrs=_REDUCE_ATTRS, spmd="reduction")(kernel)
+
+
+# NOTE: torch's amax/amin split the gradient evenly between tied maxima, as Paddle 3.3.1 does for max and amax.
+for _name, _fn in [("reduce_max", torch.amax), ("reduce_min", torch.amin), ("reduce_amax", torch.amax),
+                   ("reduce_amin", torch.amin)]:
+    _register_extreme(_name, _fn)
+
+
+@op("reduce_prod", attrs=_REDUCE_ATTRS, spmd="reduction")
+def reduce_prod(X, *, dim, keep_dim, reduce_all):
+    dims = reduce_dims("reduce_prod", X, dim, reduce_all)
+    _no_bool("reduce_prod", X)
+    if dims is not None and len(dims) == 1:
+        return torch.prod(X, dims[0], keepdim=keep_dim, dtype=X.dtype)
+    Y, kshape = merge_dims(X, dims)
+    return _finish(torch.prod(Y, -1, dtype=X.dtype), kshape, keep_dim)
+
+
+def _register_logical(op_type, fn):
+    def kernel(X, *, dim, keep_dim, reduce_all):
+        dims = reduce_dims(op_type, X, dim, reduce_all)
+        return _reduce(fn, X if X.dtype is torch.bool else X != 0, dims, keep_dim)
+    kernel.__name__ = op_type
+    op(op_type, attrs=_REDUCE_ATTRS, spmd="reduction", differentiable=False)(kernel)
+
+
+_register_logical("reduce_all", torch.all)
+_register_logical("reduce_any", torch.any)
+
+
+@op("logsumexp", attrs={"axis": [0], "keepdim": False, "reduce_all": False}, spmd="reduction")
+def logsumexp(X, *, axis, keepdim, reduce_all):
+    dims = reduce_dims("logsumexp", X, axis, reduce_all)
+    X = float_input("logsumexp", X, complex_ok=False)
+    if dims is None:
+        dims = tuple(range(X.dim()))
+    return torch.logsumexp(X, dims, keepdim)
+
+
+@op("var", attrs=dict(_REDUCE_ATTRS, correction=1.0), spmd="reduction")
+def var(X, *, dim, keep_dim, reduce_all, correction):
+    dims = reduce_dims("var", X, dim, reduce_all)
+    _no_bool("var", X)
+    n = _count(X, dims)
+    if X.is_floating_point() or X.is_complex():
+        if X.dim() == 0:
+            return X * float("nan") if n - correction <= 0 else X * 0
+        return torch.var(X, dims, correction=correction, keepdim=keep_dim)
+    # NOTE: Paddle's var of an integer tensor is integer arithmetic throughout: the mean truncates, and so
+    # does the final division.
+    mean = torch.div(_reduce(torch.sum, X, dims, True, dtype=torch.int64), max(n, 1), rounding_mode="trunc")
+    squares = _reduce(torch.sum, (X - mean) ** 2, dims, keep_dim, dtype=torch.int64)
+    return torch.trunc(squares.to(torch.float64) / (n - correction)).to(X.dtype)
+
+
+@op("nansum", attrs=dict(_REDUCE_ATTRS, out_dtype=-1), spmd="reduction")
+def nansum(X, *, dim, keep_dim, reduce_all, out_dtype):
+    dims = reduce_dims("nansum", X, dim, reduce_all)
+    dtype = _SUM_DTYPE.get(X.dtype, X.dtype) if out_dtype == -1 else _FROM_PROTO[out_dtype].torch
+    if X.is_floating_point():
+        return _reduce(torch.nansum, X, dims, keep_dim, dtype=dtype)
+    return _reduce(torch.sum, X, dims, keep_dim, dtype=dtype)
+
+
+@op("nanmean", attrs=_REDUCE_ATTRS, spmd="reduction")
+def nanmean(X, *, dim, keep_dim, reduce_all):
+    dims = reduce_dims("nanmean", X, dim, reduce_all)
+    X = float_input("nanmean", X, complex_ok=False)
+    return _reduce(torch.nanmean, X, dims, keep_dim)
+
+
+@op("count_nonzero", attrs=_REDUCE_ATTRS, spmd="reduction", differentiable=False)
+def count_nonzero(X, *, dim, keep_dim, reduce_all):
+    dims = reduce_dims("count_nonzero", X, dim, reduce_all)
+    return _reduce(torch.sum, X != 0, dims, keep_dim, dtype=torch.int64)
+
+
+@op("size", inputs=["Input"], differentiable=False)
+def size(Input):
+    return torch.tensor(Input.numel(), dtype=torch.int64, device=Input.device)
+
+
+@op("sum", inputs=["X[]"], spmd="elementwise")
+def add_n(X):
+    if not X:
+        raise ValueError("sum (add_n): inputs must be a non-empty list of Tensors")
+    first = X[0]
+    for i, t in enumerate(X[1:], 1):
+        if t.shape != first.shape:
+            raise ValueError(f"sum (add_n): every input must have the same shape, got X[0]{list(first.shape)} "
+                             f"and X[{i}]{list(t.shape)}")
+        if t.dtype is not first.dtype:
+            raise ValueError(f"sum (add_n): every input must have the same dtype, got X[0] "
+                             f"{from_torch_dtype(first.dtype).name} and X[{i}] {from_torch_dtype(t.dtype).name}")
+    out = first
+    for t in X[1:]:
+        out = out + t
+    return out.clone() if len(X) == 1 else out
+
+
+# -- order statistics ------------------------------------------------------------------------------------
+def _single_axis(op_type, X, axis, error=ValueError):
+    nd = max(X.dim(), 1)
+    if not -nd <= axis < nd:
+        raise error(f"{op_type}: axis {axis} is out of range for X of shape {list(X.shape)}; "
+                    f"expected [{-nd}, {nd})")
+    return axis % nd
+
+
+def _median_dims(op_type, X, axis, lists_ok):
+    if axis is None or (isinstance(axis, (list, tuple)) and not axis):
+        return None
+    if isinstance(axis, (list, tuple)) and len(axis) > 1 and not lists_ok:
+        raise ValueError(f"{op_type}: axis must be None or an int in [-rank(x), rank(x)), got {axis}")
+    nd = X.dim()
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    for a in axes:
+        if not -max(nd, 1) <= a < max(nd, 1):
+            raise ValueError(f"{op_type}: axis {a} is out of range for X of shape {list(X.shape)}; "
+                             f"expected [{-nd}, {nd})")
+    if nd == 0:
+        return None
+    return tuple(sorted({a % nd for a in axes}))
+
+
+def _check_mode(op_type, mode):
+    if mode not in ("avg", "min"):
+        raise ValueError(f"{op_type}: mode must be 'avg' or 'min', got {mode!r}")
+
+
+@op("median", outputs=["Out", "MedianIndex"], attrs={"axis": [], "keepdim": False, "mode": "avg"},
+    spmd="reduction")
+def median(X, *, axis, keepdim, mode):
+    _check_mode("median", mode)
+    dims = _median_dims("median", X, axis, lists_ok=False)
+    _no_bool("median", X, "float and integer")
+    Y, kshape = merge_dims(X, dims)
+    n = Y.shape[-1]
+    if n == 0:
+        raise ValueError(f"median: cannot take the median of an empty axis (X{list(X.shape)})")
+    # NOTE: the lower median and its index come from kthvalue, which picks the same index among ties as
+    # Paddle's median does.
+    low, index = torch.kthvalue(Y, (n - 1) // 2 + 1, -1)
+    if mode == "min":
+        out = low
+    else:
+        high = low if n % 2 else torch.kthvalue(Y, n // 2 + 1, -1)[0]
+        if not Y.is_floating_point():
+            low, high = low.to(torch.get_default_dtype()), high.to(torch.get_default_dtype())
+        out = (low + high) / 2
+    if Y.is_floating_point():
+        out = torch.where(torch.isnan(Y).any(-1), torch.full_like(out, float("nan")), out)
+    return _finish(out, kshape, keepdim), _finish(index, kshape, keepdim)
+
+
+@op("nanmedian", outputs=["Out", "MedianIndex"], attrs={"axis": [], "keepdim": False, "mode": "avg"},
+    spmd="reduction")
+def nanmedian(X, *, axis, keepdim, mode):
+    _check_mode("nanmedian", mode)
+    dims = _median_dims("nanmedian", X, axis, lists_ok=True)
+    _no_bool("nanmedian", X, "float and integer")
+    Y, kshape = merge_dims(X, dims)
+    if Y.shape[-1] == 0:
+        raise ValueError(f"nanmedian: cannot take the median of an empty axis (X{list(X.shape)})")
+    values, indices = torch.sort(Y, dim=-1, stable=True)   # NaNs sort last
+    valid = (~torch.isnan(Y)).sum(-1, keepdim=True) if Y.is_floating_point() else \
+        torch.full(Y.shape[:-1] + (1,), Y.shape[-1], dtype=torch.int64, device=Y.device)
+    lo = ((valid - 1).clamp(min=0)) // 2
+    hi = (valid // 2).clamp(max=Y.shape[-1] - 1)
+    low = values.gather(-1, lo).squeeze(-1)
+    index = indices.gather(-1, lo).squeeze(-1)
+    if mode == "min":
+        out = low
+    else:
+        high = values.gather(-1, hi).squeeze(-1)
+        out = (low + high) / 2 if Y.is_floating_point() else \
+            torch.div(low + high, 2, rounding_mode="trunc")   # NOTE: Paddle keeps integer dtype here
+    if Y.is_floating_point():
+        out = torch.where(valid.squeeze(-1) == 0, torch.full_like(out, float("nan")), out)
+        index = torch.where(valid.squeeze(-1) == 0, torch.full_like(index, -1), index)
+    return _finish(out, kshape, keepdim), _finish(index, kshape, keepdim)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+@op("quantile", attrs={"q": 0.5, "axis": [], "keepdim": False, "interpolation": "linear", "ignore_nan": False},
+    spmd="reduction")
+def quantile(X, *, q, axis, keepdim, interpolation, ignore_nan):
+    op_type = "nanquantile" if ignore_nan else "quantile"
+    scalar = not isinstance(q, (list, tuple))
+    qs = [q] if scalar else list(q)
+    if not qs:
+        raise ValueError(f"{op_type}: q should not be empty")
+    if any(not 0 <= v <= 1 for v in qs):
+        raise ValueError(f"{op_type}: q should be in range [0, 1], got {q}")
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"{op_type}: interpolation must be one of {', '.join(_INTERPOLATIONS)}, "
+                         f"got {interpolation!r}")
+    dims = _median_dims(op_type, X, axis, lists_ok=True)
+    if not X.is_floating_point():
+        raise dtype_error(op_type, "X", X.dtype, "float32 and float64")
+    Y, kshape = merge_dims(X, dims)
+    fn = torch.nanquantile if ignore_nan else torch.quantile
+    out = fn(Y, torch.tensor(qs, dtype=Y.dtype, device=Y.device), dim=-1, interpolation=interpolation)
+    if keepdim:
+        out = out.reshape([len(qs)] + kshape)
+    return out[0] if scalar else out
+
+
+@op("kthvalue", outputs=["Out", "Indices"], attrs={"k": 1, "axis": -1, "keepdim": False}, spmd="reduction")
+def kthvalue(X, *, k, axis, keepdim):
+    axis = _single_axis("kthvalue", X, axis)
+    size = X.shape[axis] if X.dim() else 1
+    if k < 1:
+        raise ValueError(f"kthvalue: k must be >= 1, got {k}")
+    if k > size:
+        raise ValueError(f"kthvalue: k={k} exceeds the size {size} of axis {axis} (X{list(X.shape)})")
+    _no_bool("kthvalue", X, "float and integer")
+    return torch.kthvalue(X, k, axis, keepdim)
+
+
+@op("mode", outputs=["Out", "Indices"], attrs={"axis": -1, "keepdim": False}, spmd="reduction")
+def mode(X, *, axis, keepdim):
+    axis = _single_axis("mode", X, axis)
+    if X.dim() and X.shape[axis] == 0:
+        raise ValueError(f"mode: axis {axis} of X{list(X.shape)} is empty")
+    _no_bool("mode", X, "float and integer")
+    return torch.mode(X, axis, keepdim)
+
+
+@op("histogram", inputs=["X", "Weight?"], attrs={"bins": 100, "min": 0, "max": 0, "density": False},
+    differentiable=False)
+def histogram(X, Weight, *, bins, min, max, density):
+    if bins < 1:
+        raise ValueError(f"histogram: bins must be >= 1, got {bins}")
+    if max < min:
+        raise ValueError(f"histogram: max must be larger than or equal to min, got min={min} and max={max}")
+    if Weight is not None:
+        if Weight.shape != X.shape:
+            raise ValueError(f"histogram: Weight{list(Weight.shape)} must have the shape of X{list(X.shape)}")
+        if Weight.dtype is not X.dtype:
+            raise ValueError(f"histogram: Weight has dtype {from_torch_dtype(Weight.dtype).name} but X has "
+                             f"{from_torch_dtype(X.dtype).name}; they must match")
+    _no_bool("histogram", X, "float and integer")
+    X = X.detach().reshape(-1).to(torch.float64)
+    out_dtype = torch.int64 if Weight is None and not density else torch.float32
+    if X.device.type == "meta":
+        return torch.empty(bins, dtype=out_dtype, device="meta")
+    if min == max:
+        finite = X[torch.isfinite(X)]
+        low, high = (float(finite.min()), float(finite.max())) if finite.numel() else (0.0, 0.0)
+        if low == high:
+            low, high = low - 1, high + 1
+    else:
+        low, high = float(min), float(max)
+    w = None if Weight is None else Weight.detach().reshape(-1).to(torch.float64)
+    counts, _ = torch.histogram(X, bins, range=(low, high), weight=w, density=density)
+    return counts.to(out_dtype)
+
+
+# -- cumulative ------------------------------------------------------------------------------------------
+def _scan_input(op_type, X, axis, flatten, dtype):
+    if dtype != -1:
+        X = X.to(_FROM_PROTO[dtype].torch)
+    if flatten:
+        return X.reshape(-1), 0
+    nd = max(X.dim(), 1)
+    if not -nd <= axis < nd:
+        raise IndexError(f"{op_type}: axis {axis} is out of range for X of shape {list(X.shape)}; "
+                         f"expected [{-nd}, {nd})")
+    return X, axis
+
+
+def _scan(fn, X, axis, exclusive, reverse, identity=0):
+    if not X.dim():
+        return fn(X, axis)
+    if reverse:
+        X = X.flip(axis)
+    out = fn(X, axis)
+    if exclusive and out.shape[axis]:
+        first = torch.full_like(out.narrow(axis, 0, 1), identity)
+        out = torch.cat([first, out.narrow(axis, 0, out.shape[axis] - 1)], axis)
+    return out.flip(axis) if reverse else out
+
+
+_SCAN_ATTRS = {"axis": -1, "flatten": False, "exclusive": False, "reverse": False, "dtype": -1}
+
+
+@op("cumsum", attrs=_SCAN_ATTRS, spmd="elementwise")
+def cumsum(X, *, axis, flatten, exclusive, reverse, dtype):
+    X, axis = _scan_input("cumsum", X, axis, flatten, dtype)
+    _no_bool("cumsum", X)
+    return _scan(torch.cumsum, X, axis, exclusive, reverse)
+
+
+@op("logcumsumexp", attrs=_SCAN_ATTRS, spmd="elementwise")
+def logcumsumexp(X, *, axis, flatten, exclusive, reverse, dtype):
+    X, axis = _scan_input("logcumsumexp", X, axis, flatten, dtype)
+    X = float_input("logcumsumexp", X, complex_ok=False)
+    return _scan(torch.logcumsumexp, X, axis, exclusive, reverse, float("-inf"))
+
+
+@op("cumprod", attrs={"dim": -1, "flatten": False, "exclusive": False, "reverse": False, "dtype": -1},
+    spmd="elementwise")
+def cumprod(X, *, dim, flatten, exclusive, reverse, dtype):
+    nd = max(X.dim(), 1)
+    if not flatten and not -nd <= dim < nd:
+        raise ValueError(f"cumprod: dim {dim} is out of range for X of shape {list(X.shape)}; "
+                         f"expected [{-nd}, {nd})")
+    X, dim = _scan_input("cumprod", X, dim, flatten, dtype)
+    _no_bool("cumprod", X)
+    return _scan(lambda t, d: torch.cumprod(t, d, dtype=t.dtype), X, dim, exclusive, reverse, 1)
+
+
+def _register_cumulative_extreme(op_type, fn):
+    def kernel(X, *, axis, flatten, dtype):
+        if dtype not in (2, 3):   # VarType INT32, INT64
+            raise ValueError(f"{op_type}: dtype of the indices must be int32 or int64")
+        X, axis = _scan_input(op_type, X, axis, flatten, -1)
+        if X.dtype is torch.bool or X.is_complex():
+            raise dtype_error(op_type, "X", X.dtype, "float and integer")
+        values, indices = fn(X, axis)
+        return values, indices.to(_FROM_PROTO[dtype].torch)
+    kernel.__name__ = op_type
+    op(op_type, outputs=["Out", "Indices"], attrs={"axis": -1, "flatten": False, "dtype": 3},
+       spmd="elementwise")(kernel)
+
+
+_register_cumulative_extreme("cummax", torch.cummax)
+_register_cumulative_extreme("cummin", torch.cummin)
+
+
+@op("diff", inputs=["X", "Prepend?", "Append?"], attrs={"n": 1, "axis": -1}, spmd="elementwise")
+def diff(X, Prepend, Append, *, n, axis):
+    if X.dim() == 0 or n < 1:
+        raise ValueError(f"diff: X must be at least 1-D and n >= 1, got X{list(X.shape)} and n={n}")
+    if not -X.dim() <= axis < X.dim():
+        raise IndexError(f"diff: axis {axis} is out of range for X of shape {list(X.shape)}")
+    for slot, extra in (("prepend", Prepend), ("append", Append)):
+        if extra is None:
+            continue
+        if extra.dtype is not X.dtype:
+            raise ValueError(f"diff: {slot} has dtype {from_torch_dtype(extra.dtype).name} but X has "
+                             f"{from_torch_dtype(X.dtype).name}")
+        if extra.dim() != X.dim() or any(a != b for i, (a, b) in enumerate(zip(extra.shape, X.shape))
+                                         if i != axis % X.dim()):
+            raise ValueError(f"diff: {slot}{list(extra.shape)} must match X{list(X.shape)} except along "
+                             f"axis {axis}")
+    return torch.diff(X, n, axis, Prepend, Append)
