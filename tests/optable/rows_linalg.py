@@ -196,7 +196,11 @@ def _abs_vectors(a):
 def _matmul_samples(rng, dtype):
     pairs = [((3, 4), (4, 5), {}), ((2, 3, 4), (4, 2), {}), ((4,), (4,), {}), ((4,), (4, 3), {}),
              ((2, 1, 3, 4), (5, 4, 2), {}), ((4, 3), (4, 5), {"transpose_x": True}),
-             ((3, 4), (5, 4), {"transpose_y": True}), ((2, 4, 3), (2, 5, 4), {"transpose_x": True, "transpose_y": True})]
+             ((3, 4), (5, 4), {"transpose_y": True}),
+             ((2, 4, 3), (2, 5, 4), {"transpose_x": True, "transpose_y": True})]
+    if dtype.startswith("int"):
+        # NOTE: Paddle 3.3.1's CPU integer matmul corrupts the heap when batch dims broadcast; skip that case.
+        pairs = [p for p in pairs if p[0] != (2, 1, 3, 4)]
     return [Sample((T(data(rng, a, dtype)), T(data(rng, b, dtype))), kw) for a, b, kw in pairs]
 
 
@@ -293,9 +297,10 @@ def _multi_dot_samples(rng, dtype):
 def _rank_samples(rng, dtype):
     low = _rect(rng, (4, 2)) @ _rect(rng, (2, 5))
     sym = _spd(rng, 3)
-    return [Sample((T(low),)), Sample((T(_rect(rng, (3, 4))),)), Sample((T(np.stack([low[:4, :4], _spd(rng, 4)])),)), Sample((T(sym),), {"hermitian": True}), Sample((T(np.diag([3.0, 1.0, 0.1])),),
-            {"tol": 0.5}), Sample((T(np.diag([3.0, 1.0, 0.1])),), {"atol": 0.05}),
-            Sample((T(np.diag([3.0, 1.0, 0.1])),), {"rtol": 0.2})]
+    diag = np.diag([3.0, 1.0, 0.1])
+    return [Sample((T(low),)), Sample((T(_rect(rng, (3, 4))),)), Sample((T(np.stack([low[:4, :4], _spd(rng, 4)])),)),
+            Sample((T(sym),), {"hermitian": True}), Sample((T(diag),), {"tol": 0.5}),
+            Sample((T(diag),), {"atol": 0.05}), Sample((T(diag),), {"rtol": 0.2})]
 
 
 def _lu_samples(rng, dtype):
@@ -321,7 +326,8 @@ def _einsum_samples(rng, dtype):
 
 def _tensordot_samples(rng, dtype):
     x, y = lambda: T(data(rng, (2, 3, 4), dtype)), lambda: T(data(rng, (3, 4), dtype))  # noqa: E731
-    return [Sample((x(), y())), Sample((x(), y()), {"axes": 0}), Sample((x(), T(data(rng, (4, 5), dtype))), {"axes": 1}),
+    return [Sample((x(), y())), Sample((x(), y()), {"axes": 0}),
+            Sample((x(), T(data(rng, (4, 5), dtype))), {"axes": 1}),
             Sample((x(), y()), {"axes": [[1, 2], [0, 1]]}), Sample((x(), y()), {"axes": [[1], [0]]}),
             Sample((x(), T(data(rng, (2, 3), dtype))), {"axes": [1]}),
             Sample((x(), y()), {"axes": T(np.array([[1, 2], [0, 1]]), dtype="int64")}),
@@ -335,8 +341,9 @@ OPS = [
     OpCase("matmul", "matmul", _matmul, _matmul_samples, NUMERIC,
            errors=(Err((T(np.ones((2, 3))), T(np.ones((4, 5))))), Err(_F32_F64),
                    Err((T(np.ones((2, 2)), dtype="bool"), T(np.ones((2, 2)), dtype="bool")), exc=TypeError),
-                   Err((T(np.array(2.0)), T(np.ones(3)))), Err((T(np.ones((2, 3, 4))), T(np.ones((5, 4, 2))))),
-                   Err((T(np.ones((2, 3))), "x"), exc=TypeError))),
+                   Err((T(np.ones((2, 3, 4))), T(np.ones((5, 4, 2))))), Err((T(np.ones((2, 3))), "x"), exc=TypeError))),
+    # NOTE: Paddle reads garbage for a 0-D operand (its error message shows a random K), so not run there.
+    OpCase("matmul_0d", "matmul", grad=False, conformance=False, errors=(Err((T(np.array(2.0)), T(np.ones(3)))),)),
     OpCase("linalg_matmul", "linalg.matmul", _matmul, _pairs(((3, 4), (4, 2))), FLOATS),
     OpCase("tensor_matmul", "Tensor.matmul", _matmul, _pairs(((3, 4), (4, 2)), transpose_y=False), NUMERIC),
     OpCase("tensor_matmul_op", "Tensor.__matmul__", np.matmul, _pairs(((3, 4), (4, 2)), ((2, 3, 4), (4,))), NUMERIC,
@@ -360,7 +367,8 @@ OPS = [
                            Sample((T(data(rng, (3, 3), d)), T(data(rng, (3, 3), d)))),
                            Sample((T(data(rng, (4, 3, 5), d)), T(data(rng, (4, 3, 5), d))), {"axis": 1}),
                            Sample((T(data(rng, (3, 3), d)), T(data(rng, (3, 3), d))), {"axis": -1})], NUMERIC,
-           errors=(Err((T(np.ones((2, 4))), T(np.ones((2, 4))))), Err((T(np.ones((2, 3))), T(np.ones((2, 3)))), {"axis": 0}),
+           errors=(Err((T(np.ones((2, 4))), T(np.ones((2, 4))))),
+                   Err((T(np.ones((2, 3))), T(np.ones((2, 3)))), {"axis": 0}),
                    Err((T(np.ones((2, 3))), T(np.ones((2, 3)))), {"axis": 5}, exc=IndexError),
                    Err((T(np.ones((2, 3))), T(np.ones((4, 3))))))),
     OpCase("linalg_cross", "linalg.cross", _cross, _pairs(((3, 4), (3, 4))), FLOATS),
@@ -409,7 +417,8 @@ OPS = [
                    Err((T(np.ones(3), dtype="float32"), T(np.ones(3), dtype="float64"))),
                    Err((T(np.ones(3)), T(np.ones(3))), {"p": "fro"}, exc=TypeError))),
     OpCase("cond", "linalg.cond", lambda x, p=None: np.asarray(np.linalg.cond(x, p), x.dtype),
-           lambda rng, d: [Sample((T(_square(rng, 3)),), {"p": p}) for p in (None, "fro", "nuc", 1, -1, 2, -2, INF, -INF)]
+           lambda rng, d: [Sample((T(_square(rng, 3)),), {"p": p})
+                           for p in (None, "fro", "nuc", 1, -1, 2, -2, INF, -INF)]
            + [Sample((T(_rect(rng, (3, 5))),)), Sample((T(_rect(rng, (4, 2))),), {"p": -2}),
               Sample((T(_square(rng, 3, (2,))),), {"p": 1})], FLOATS, rtol=1e-4, atol=1e-5,
            errors=(Err((T(np.eye(3)),), {"p": 3}), Err((T(np.ones((3, 2))),), {"p": "fro"}), Err((T(np.ones(3)),)),
@@ -467,26 +476,31 @@ OPS = [
     OpCase("eigvalsh", "eigvalsh", lambda x, UPLO="L": np.linalg.eigvalsh(x, UPLO=UPLO),
            _spd_samples(((3, 3), {}), ((2, 4, 4), {}), ((3, 3), {"UPLO": "U"})), FLOATS, grad=False,
            rtol=1e-4, atol=1e-5,
-           errors=(Err((T(np.ones((2, 3))),)), Err((T(np.ones(3)),)), Err((T(np.eye(3), dtype="int64"),), exc=TypeError))),
+           errors=(Err((T(np.ones((2, 3))),)), Err((T(np.ones(3)),)),
+                   Err((T(np.eye(3), dtype="int64"),), exc=TypeError))),
     OpCase("linalg_eigvalsh", "linalg.eigvalsh", np.linalg.eigvalsh, _spd_samples(((3, 3), {})), FLOATS, grad=False,
            rtol=1e-4, atol=1e-5),
     OpCase("eig", "linalg.eig", np.linalg.eig,
            lambda rng, d: [Sample((T(_spd(rng, 3)),)), Sample((T(np.array([[0.0, 1.0], [-1.0, 0.0]])),)),
                            Sample((T(_square(rng, 4)),))], FLOATS, grad=False, post=_abs_vectors, rtol=1e-4, atol=1e-5,
-           errors=(Err((T(np.ones((3, 2))),)), Err((T(np.ones(3)),)), Err((T(np.eye(2), dtype="int64"),), exc=TypeError))),
+           errors=(Err((T(np.ones((3, 2))),)), Err((T(np.ones(3)),)),
+                   Err((T(np.eye(2), dtype="int64"),), exc=TypeError))),
     OpCase("eigvals", "linalg.eigvals", np.linalg.eigvals,
            lambda rng, d: [Sample((T(_spd(rng, 3)),)), Sample((T(np.array([[0.0, 1.0], [-1.0, 0.0]])),))], FLOATS,
            grad=False, rtol=1e-4, atol=1e-5,
-           errors=(Err((T(np.ones((3, 2))),)), Err((T(np.ones(3)),)), Err((T(np.eye(2), dtype="int64"),), exc=TypeError))),
+           errors=(Err((T(np.ones((3, 2))),)), Err((T(np.ones(3)),)),
+                   Err((T(np.eye(2), dtype="int64"),), exc=TypeError))),
     OpCase("lu", "linalg.lu", _lu, _lu_samples, FLOATS, rtol=1e-4, atol=1e-5,
            errors=(Err((T(np.eye(3)),), {"pivot": False}), Err((T(np.ones(3)),)),
                    Err((T(np.eye(2), dtype="int64"),), exc=TypeError))),
     OpCase("lu_unpack", "linalg.lu_unpack", _lu_unpack, _lu_unpack_samples, FLOATS, rtol=1e-4, atol=1e-5,
            errors=(Err((T(np.eye(3)), T(np.array([1, 2, 3]), dtype="int64"))),
                    Err((T(np.ones(3)), T(np.array([1, 2, 3]), dtype="int32"))))),
-    OpCase("pinv", "linalg.pinv", lambda x, rcond=1e-15, hermitian=False: np.linalg.pinv(x, rcond=rcond, hermitian=hermitian),
+    OpCase("pinv", "linalg.pinv",
+           lambda x, rcond=1e-15, hermitian=False: np.linalg.pinv(x, rcond=rcond, hermitian=hermitian),
            lambda rng, d: [Sample((T(_rect(rng, (3, 5))),)), Sample((T(_rect(rng, (4, 2))),)),
-                           Sample((T(_rect(rng, (2, 3, 4))),)), Sample((T(_spd(rng, 3), grad=False),), {"hermitian": True})],
+                           Sample((T(_rect(rng, (2, 3, 4))),)),
+                           Sample((T(_spd(rng, 3), grad=False),), {"hermitian": True})],
            FLOATS, rtol=1e-4, atol=1e-5,
            errors=(Err((T(np.ones(3)),)), Err((T(np.ones((2, 2)), dtype="int64"),), exc=TypeError))),
     OpCase("matrix_rank", "linalg.matrix_rank", _matrix_rank, _rank_samples, FLOATS, grad=False,
@@ -507,7 +521,7 @@ OPS = [
            rtol=1e-4, atol=1e-5,
            errors=(Err((T(np.ones((4, 2))), T(np.eye(3)))), Err((T(np.ones(3)), T(np.eye(3)))),
                    Err((T(np.ones((2, 2))), T(np.ones((2, 3))))), Err((_i64((3, 2)), _i64((3, 3))), exc=TypeError))),
-    OpCase("lstsq", "linalg.lstsq", _lstsq, _lstsq_samples, FLOATS, rtol=1e-4, atol=1e-5,
+    OpCase("lstsq", "linalg.lstsq", _lstsq, _lstsq_samples, FLOATS, grad=False, rtol=1e-4, atol=1e-5,
            errors=(Err((T(np.ones((3, 2))), T(np.ones((3, 2)))), {"driver": "xx"}),
                    Err((T(np.ones((3, 2))), T(np.ones((4, 2))))), Err((T(np.ones((3, 2))), T(np.ones(3)))),
                    Err((_i64((3, 2)), _i64((3, 2)))))),

@@ -197,6 +197,13 @@ OPS = [
                         T(np.ones(2), dtype="int64")), exc=TypeError),
                    Err((T(np.array([True, False]), dtype="bool"), 2, T(np.ones(2))), exc=TypeError),
                    Err((T(np.array([True, False]), dtype="bool"), T(np.ones(2)), "a"), exc=TypeError))),
+    OpCase("where_inplace", "where_", np.where,
+           lambda rng, d: [Sample((T(rng.random((3, 4)) > 0.5, dtype="bool"), T(data(rng, (3, 4), d)),
+                                   T(data(rng, (3, 4), d))))], INTS, grad=False),
+    # NOTE: when the result broadcasts beyond x, Paddle returns a new Tensor and leaves x alone; we raise.
+    OpCase("where_inplace_broadcast", "where_", grad=False, conformance=False,
+           errors=(Err((T(np.array([True, False]), dtype="bool"), T(np.ones(1), dtype="int64"),
+                        T(np.ones(2), dtype="int64"))),)),
     OpCase("searchsorted", "searchsorted", _searchsorted, _searchsorted_samples, NUMERIC, grad=False,
            errors=(Err((T(np.array([[1.0, 3, 5], [2, 4, 6]])), T(np.array([[3.0], [3], [1]])))),
                    Err((T(np.array([[1.0, 3, 5], [2, 4, 6]])), T(np.array([3.0])))),

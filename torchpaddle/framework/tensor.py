@@ -232,7 +232,10 @@ class Tensor:
         return self.numpy().tolist() if self._t.dtype is torch.bfloat16 else self._t.tolist()
 
     def astype(self, dtype):
-        return wrap(self._t.to(_dtype.to_torch_dtype(dtype)))
+        out = wrap(self._t.to(_dtype.to_torch_dtype(dtype)))
+        if self._t.requires_grad and not out._t.requires_grad:
+            out._sg_false = True  # Paddle keeps stop_gradient=False on an integer cast of a differentiable input
+        return out
 
     def cast(self, dtype):
         return self.astype(dtype)
@@ -338,19 +341,26 @@ class Tensor:
         for row in self._t.unbind(0):
             yield wrap(row)
 
+    def _scalar(self):
+        # Like Paddle (and NumPy 2): only 0-D tensors convert to Python numbers.
+        if self._t.dim() != 0:
+            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars, got shape "
+                            f"{list(self._t.shape)}")
+        return self._t.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._scalar())
 
     def __index__(self):
         t = self._t
-        if t.is_floating_point() or t.is_complex() or t.numel() != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
+        if t.is_floating_point() or t.is_complex() or t.dim() != 0:
+            raise TypeError("only 0-dimensional integer tensors can be converted to an index")
         return int(t.item())
 
     __hash__ = object.__hash__

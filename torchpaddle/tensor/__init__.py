@@ -22,3 +22,7 @@ for _module in _MODULES:
 from . import _inplace  # noqa: E402
 
 _inplace.install(globals(), __all__)
+
+from . import _method_aliases  # noqa: E402
+
+_method_aliases.install(globals())

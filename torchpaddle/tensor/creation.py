@@ -171,21 +171,30 @@ def _finish(result, api, out=None, requires_grad=False, pin_memory=False):
     if requires_grad:
         result.stop_gradient = False
     if out is not None:
-        return _write_out(out, result, api)
+        out = _write_out(out, result, api)
+        out.stop_gradient = not requires_grad
+        return out
     return result
 
 
 def _write_out(out, result, api):
-    """Make ``out`` hold ``result``: in place when the layout matches, else by rebinding its storage."""
+    """Make ``out`` hold ``result`` (Paddle's ``out=``/``output=``): in place when the layout matches, else by
+    rebinding its storage. ``out`` keeps requiring gradient if it did; it starts to if ``result`` does."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{api}: out must be a Tensor, got {type(out).__name__}")
     src, dst = result._t, out._t
-    if src.shape == dst.shape and src.dtype is dst.dtype and src.device == dst.device \
-            and not src.requires_grad and not dst.requires_grad:
-        dst.copy_(src)
+    keep_grad = not out.stop_gradient
+    if src.requires_grad:
+        out._t = src
+    elif src.shape == dst.shape and src.dtype is dst.dtype and src.device == dst.device:
+        with torch.no_grad():
+            dst.copy_(src)
     else:
         out._t = src
-    out._sg_false = result._sg_false
+        if keep_grad:
+            out.stop_gradient = False
+    if result._sg_false:
+        out.stop_gradient = False
     return out
 
 
@@ -223,9 +232,16 @@ def _require_tensor(x, api, name="x"):
 
 
 def _require_int(value, api, name):
+    """An int attribute; Paddle stores these as int32 and raises IndexError beyond that range."""
     if not _int_like(value):
         raise TypeError(f"{api}: {name} must be an int, got {type(value).__name__} ({value!r})")
-    return builtins.int(value)
+    return _int32(builtins.int(value), api, name)
+
+
+def _int32(value, api, name):
+    if not -2 ** 31 <= value < 2 ** 31:
+        raise IndexError(f"{api}: {name}={value} exceeds the int32 range [-2147483648, 2147483647]")
+    return value
 
 
 # -- constants ---------------------------------------------------------------------------------------------
@@ -274,16 +290,18 @@ def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None, req
 def zeros(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False, pin_memory=False):
     result = _ops.fill_constant(None, shape=_shape(shape, "zeros"), value=0, dtype=_proto(dtype),
                                 place_type=_place_type(device))
-    return _finish(result, "zeros", out, requires_grad, pin_memory) if out is not None or requires_grad \
-        or pin_memory else result
+    if out is None and not requires_grad and not pin_memory:
+        return result
+    return _finish(result, "zeros", out, requires_grad, pin_memory)
 
 
 @_accepts_size
 def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False, pin_memory=False):
     result = _ops.fill_constant(None, shape=_shape(shape, "ones"), value=1, dtype=_proto(dtype),
                                 place_type=_place_type(device))
-    return _finish(result, "ones", out, requires_grad, pin_memory) if out is not None or requires_grad \
-        or pin_memory else result
+    if out is None and not requires_grad and not pin_memory:
+        return result
+    return _finish(result, "ones", out, requires_grad, pin_memory)
 
 
 @_accepts_size
@@ -353,6 +371,9 @@ def arange(start=0, end=None, step=1, dtype=None, *, out=None, device=None, requ
            name=None):
     if end is None:
         start, end = 0, start
+    if start.__class__ is int and end.__class__ is int and step.__class__ is int and dtype is None \
+            and out is None and device is None and not requires_grad and not pin_memory:
+        return _ops.range(start, end, step, dtype=3)
     if dtype is None:
         dtype = "int64" if all(_is_integer_value(v) for v in (start, end, step)) else None
     start, end, step = (_range_bound(v, "arange", n) for v, n in ((start, "start"), (end, "end"), (step, "step")))

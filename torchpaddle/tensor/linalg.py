@@ -20,6 +20,14 @@ LINALG = ["matmul", "norm", "vector_norm", "matrix_norm", "cond", "matrix_power"
           "triangular_solve", "cholesky_solve", "lstsq", "lu", "lu_unpack", "multi_dot", "cross", "cov", "corrcoef"]
 
 
+def _mark_like(source, *outputs):
+    """Paddle marks every output of an op with a gradient as stop_gradient=False when an input needs one,
+    integer outputs (pivots, indices) included."""
+    if isinstance(source, Tensor) and source._t.requires_grad:
+        for o in outputs:
+            o.stop_gradient = False
+
+
 def _out(result, out):
     """Paddle's ``out=``: the given Tensor takes the result's value and is returned."""
     if out is None:
@@ -259,12 +267,15 @@ def eigvals(x, name=None):
 def lu(x, pivot=True, get_infos=False, name=None):
     """(LU, pivots) or (LU, pivots, infos); pivots are 1-based int32 as in LAPACK."""
     lu_data, pivots, infos = _ops.lu(x, pivot=pivot)
+    _mark_like(lu_data, pivots, infos)
     return (lu_data, pivots, infos) if get_infos else (lu_data, pivots)
 
 
 def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
     """(P, L, U) from lu()'s output ``x`` and pivots ``y``."""
-    return _ops.lu_unpack(x, y, unpack_ludata=unpack_ludata, unpack_pivots=unpack_pivots)
+    pmat, lower, upper = _ops.lu_unpack(x, y, unpack_ludata=unpack_ludata, unpack_pivots=unpack_pivots)
+    _mark_like(x, pmat, lower, upper)
+    return pmat, lower, upper
 
 
 def pinv(x, rcond=1e-15, hermitian=False, name=None):

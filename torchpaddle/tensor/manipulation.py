@@ -117,7 +117,10 @@ def reshape_(x, shape, name=None):
 def view(x, shape_or_dtype, name=None):
     if isinstance(shape_or_dtype, (list, tuple)):
         return _ops.view_shape(x, dims=_ints("view", "shape_or_dtype", shape_or_dtype))
-    return _ops.view_dtype(x, dtype=_dtype.convert_dtype(shape_or_dtype).proto)
+    out = _ops.view_dtype(x, dtype=_dtype.convert_dtype(shape_or_dtype).proto)
+    if isinstance(out, Tensor) and x._t.requires_grad and not out._t.requires_grad:
+        out._sg_false = True  # as for cast: an integer view of a differentiable input keeps stop_gradient=False
+    return out
 
 
 def view_as(x, other, name=None):

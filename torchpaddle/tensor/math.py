@@ -65,10 +65,14 @@ def heaviside(x, y, name=None):
 
 
 # -- shared argument handling ------------------------------------------------------------------------------
+class NotTensorError(InputTypeError, AttributeError):
+    """A non-Tensor argument. Paddle raises ValueError from its C++ argument parser, or AttributeError where its
+    Python code touches ``x.dtype`` first; Python convention says TypeError. This is all three."""
+
+
 def _not_tensor(x, api, arg="x"):
-    """Paddle rejects non-Tensor inputs (lists, ndarrays, numbers) of these functions with a ValueError."""
     if not isinstance(x, Tensor) and not _MODE.static:
-        raise InputTypeError(f"{api}(): argument '{arg}' must be a Tensor, got {type(x).__name__}")
+        raise NotTensorError(f"{api}(): argument '{arg}' must be a Tensor, got {type(x).__name__}")
 
 
 def _write(out, result):
@@ -335,6 +339,8 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None, *, out=None):
         _not_tensor(x, "sum")
     dims, reduce_all = _axis(axis, "sum")
     result = _ops.reduce_sum(x, dim=dims, keep_dim=keepdim, reduce_all=reduce_all, out_dtype=_proto(dtype))
+    if dtype is not None:
+        _follow_grad(x, result)
     return result if out is None else _write(out, result)
 
 
@@ -400,7 +406,7 @@ def add_n(inputs, name=None):
     if isinstance(inputs, Tensor):
         inputs = [inputs]
     if isinstance(inputs, (list, tuple)) and not inputs:
-        raise InputTypeError("add_n(): argument 'inputs' must be a non-empty list of Tensors, got an empty list")
+        raise NotTensorError("add_n(): argument 'inputs' must be a non-empty list of Tensors, got an empty list")
     return _ops.sum(inputs)
 
 

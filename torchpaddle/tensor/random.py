@@ -8,8 +8,8 @@ from .. import ops as _ops
 from ..framework import dtype as _dtype
 from ..framework.tensor import Tensor, wrap
 from ..ops.defs.random import ProbabilityError
-from .creation import (_accepts_size, _aliases, _finish, _int_like, _place_type, _proto, _require_tensor, _shape,
-                       _write_out)
+from .creation import (_accepts_size, _aliases, _finish, _int32, _int_like, _place_type, _proto, _require_tensor,
+                       _shape, _write_out)
 
 __all__ = ["rand", "randn", "standard_normal", "randint", "randint_like", "randperm", "uniform", "normal",
            "bernoulli", "multinomial", "poisson", "rand_like", "randn_like", "binomial", "standard_gamma",
@@ -32,7 +32,7 @@ def _float_arg(value, api, name):
 def _seed_arg(seed, api):
     if not _int_like(seed):
         raise TypeError(f"{api}: seed must be an int, got {type(seed).__name__}")
-    return builtins.int(seed)
+    return _int32(builtins.int(seed), api, "seed")
 
 
 def uniform(shape, dtype=None, min=0, max=1.0, seed=0, name=None, *, out=None, device=None, requires_grad=False):
@@ -110,7 +110,7 @@ def _bound(value, api, name):
         return builtins.int(value._t.item())
     if not _int_like(value):
         raise TypeError(f"{api}: {name} must be an int, got {type(value).__name__} ({value!r})")
-    return builtins.int(value)
+    return _int32(builtins.int(value), api, name)
 
 
 def _low_high(low, high, api):
@@ -143,7 +143,8 @@ def randperm(n, dtype="int64", name=None, *, out=None, device=None, requires_gra
         n = n._t.item()
     if not _int_like(n):
         raise TypeError(f"randperm: n must be an int, got {type(n).__name__} ({n!r})")
-    result = _ops.randperm(n=builtins.int(n), dtype=_proto(dtype), place_type=_place_type(device))
+    result = _ops.randperm(n=_int32(builtins.int(n), "randperm", "n"), dtype=_proto(dtype),
+                           place_type=_place_type(device))
     return _finish(result, "randperm", out, requires_grad, pin_memory)
 
 

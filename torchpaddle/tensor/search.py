@@ -9,8 +9,8 @@ from ..framework.dtype import convert_dtype
 from ..framework.tensor import Tensor
 from .creation import to_tensor
 
-__all__ = ["argmax", "argmin", "argsort", "sort", "topk", "nonzero", "where", "searchsorted", "bucketize"]
-__methods__ = ["argmax", "argmin", "argsort", "sort", "topk", "nonzero", "where", "bucketize"]
+__all__ = ["argmax", "argmin", "argsort", "sort", "topk", "nonzero", "where", "where_", "searchsorted", "bucketize"]
+__methods__ = ["argmax", "argmin", "argsort", "sort", "topk", "nonzero", "where", "where_", "bucketize"]
 
 TopKRetType = collections.namedtuple("TopKRetType", ["values", "indices"])
 
@@ -21,6 +21,13 @@ def _out(result, out):
         return result
     out._t = result._t
     return out
+
+
+def _mark_like(source, *outputs):
+    """Paddle marks the integer outputs of sort/topk stop_gradient=False when the values need a gradient."""
+    if isinstance(source, Tensor) and source._t.requires_grad:
+        for o in outputs:
+            o.stop_gradient = False
 
 
 def _int_arg(api, name, value):
@@ -56,7 +63,9 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
 
 
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
-    return _ops.argsort(x, axis=_int_arg("argsort", "axis", axis), descending=descending, stable=stable)[1]
+    values, indices = _ops.argsort(x, axis=_int_arg("argsort", "axis", axis), descending=descending, stable=stable)
+    _mark_like(values, indices)
+    return indices
 
 
 def sort(x, axis=-1, descending=False, stable=False, name=None):
@@ -71,6 +80,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None, *, out=None):
     else:
         values, indices = _ops.top_k_v2(x, None, k=_int_arg("topk", "k", k), axis=axis, largest=largest,
                                         sorted=sorted)
+    _mark_like(values, indices)
     if out is not None:
         values, indices = _out(values, out[0]), _out(indices, out[1])
     return TopKRetType(values, indices)
@@ -97,6 +107,12 @@ def where(condition, x=None, y=None, name=None, *, out=None):
     if x is None or y is None:
         raise ValueError("where: either both or neither of x and y should be given")
     return _out(_ops.where(condition, x, y), out)
+
+
+def where_(condition, x=None, y=None, name=None):
+    """In-place where: ``x`` (not the condition) takes the result."""
+    from ._inplace import commit
+    return commit(x, where(condition, x, y), "where_")
 
 
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None, *, side=None, out=None,

@@ -2,7 +2,6 @@
 import numpy as np
 
 from .. import ops as _ops
-from ..framework.mode import STATE as _MODE
 from ..framework.tensor import Tensor
 from .math import _axis, _cast, _follow_grad, _not_tensor, _one_axis, _write
 
@@ -132,5 +131,3 @@ def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False, nam
         raise TypeError(f"histogram(): bins must be an int, got {type(bins).__name__}")
     return _ops.histogram(input, weight, bins=int(bins), min=float(min), max=float(max), density=bool(density))
 
-
-del _MODE

@@ -4,6 +4,7 @@
 ``place_type`` follows the legacy fill_constant attribute: -1 the current device, 0 CPU, 1 the current GPU.
 """
 import math
+import struct
 
 import numpy as np
 import torch
@@ -79,8 +80,10 @@ def fill_constant(ValueTensor, *, shape, value, str_value, dtype, force_cpu, pla
 
 
 def _fill_value(value, target):
-    # NOTE: Paddle truncates floats toward zero for integer outputs and wraps out-of-range integers; inf/nan
-    # become the int64 minimum. torch.full refuses all three, so the cast goes through a float64 tensor.
+    # NOTE: for integer outputs Paddle truncates floats toward zero, wraps out-of-range integers and turns
+    # inf/nan into the dtype's minimum; for float outputs too-large values become inf. torch.full refuses all.
+    if isinstance(value, complex) and not target.is_complex:
+        value = value.real
     if target.is_floating_point:
         if isinstance(value, (int, float)) and target is not torch.float64 and abs(value) > torch.finfo(target).max:
             return math.copysign(math.inf, value) if math.isfinite(value) else value
@@ -89,15 +92,15 @@ def _fill_value(value, target):
         return value
     if target is torch.bool:
         return bool(value)
-    if isinstance(value, float) or isinstance(value, complex):
-        real = value.real if isinstance(value, complex) else value
-        if not math.isfinite(real):
+    if isinstance(value, float):
+        if not math.isfinite(value):
             return torch.iinfo(target).min
-        value = int(real)
+        value = int(value)
     if isinstance(value, int):
         info = torch.iinfo(target)
         if not info.min <= value <= info.max:
-            value = int(torch.tensor(value, dtype=torch.int64).to(target))
+            span = 1 << info.bits
+            value = (value - info.min) % span + info.min
     return value
 
 
@@ -145,8 +148,23 @@ def _scalar(value, op_type, slot):
     return value
 
 
+_STRUCT_CODES = {torch.float32: "f", torch.float16: "e"}
+
+
 def _cast_scalar(value, target):
     """A Python number as a value of dtype ``target`` (Paddle casts range bounds before computing)."""
+    if value.__class__ is int and target is torch.int64:
+        return value
+    if target is torch.float64:
+        return float(value)
+    code = _STRUCT_CODES.get(target)
+    if code is not None:
+        try:
+            return struct.unpack(code, struct.pack(code, value))[0]
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    if not target.is_floating_point and isinstance(value, (int, float)) and math.isfinite(value):
+        return int(value)
     return torch.tensor(value).to(target).item()
 
 
@@ -154,11 +172,11 @@ def _cast_scalar(value, target):
     differentiable=False)
 def range_(Start, End, Step, *, dtype, place_type):
     target = torch_dtype("range", dtype, _FLOAT + _INT)
-    start, end, step = (_cast_scalar(_scalar(v, "range", s), target)
-                        for v, s in ((Start, "Start"), (End, "End"), (Step, "Step")))
-    for name, value in (("start", start), ("end", end)):
-        if not math.isfinite(value):
-            raise ValueError(f"range: the value of {name} must be finite, but received {value}")
+    start = _cast_scalar(_scalar(Start, "range", "Start"), target)
+    end = _cast_scalar(_scalar(End, "range", "End"), target)
+    step = _cast_scalar(_scalar(Step, "range", "Step"), target)
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise ValueError(f"range: start and end must be finite, but received start={start}, end={end}")
     if step == 0:
         raise ValueError(f"range: the step must not be 0 (after casting to {str(target)[6:]})")
     if (end - start) / step <= 0:
@@ -181,10 +199,18 @@ def linspace(Start, Stop, Num, *, dtype, place_type):
     num = _num(Num, "linspace")
     if num < 0:
         raise ValueError(f"linspace: the num must be >= 0, but received {num}")
-    start, stop = float(_scalar(Start, "linspace", "Start")), float(_scalar(Stop, "linspace", "Stop"))
+    start, stop = (_bound(_scalar(v, "linspace", s), target) for v, s in ((Start, "Start"), (Stop, "Stop")))
     out = torch.linspace(start, stop, num, dtype=torch.float64, device=device_of(place_type))
-    # Integer outputs are the float64 points truncated toward zero, as Paddle computes them.
     return out.to(target)
+
+
+def _bound(value, target):
+    # NOTE: for an integer dtype Paddle first truncates the bounds (and logspace's base) to that dtype, then
+    # truncates the float points: linspace(0.9, 3.9, 3, 'int64') is [0, 1, 3].
+    value = float(value)
+    if target.is_floating_point or target.is_complex or not math.isfinite(value):
+        return value
+    return float(int(value))
 
 
 @op("logspace", inputs=["Start", "Stop", "Num", "Base"], outputs=["Out"], attrs={"dtype": 5}, differentiable=False)
@@ -193,8 +219,8 @@ def logspace(Start, Stop, Num, Base, *, dtype):
     num = _num(Num, "logspace")
     if num <= 0:
         raise ValueError(f"logspace: the num must be > 0, but received {num}")
-    start, stop = float(_scalar(Start, "logspace", "Start")), float(_scalar(Stop, "logspace", "Stop"))
-    base = float(_scalar(Base, "logspace", "Base"))
+    start, stop, base = (_bound(_scalar(v, "logspace", s), target)
+                         for v, s in ((Start, "Start"), (Stop, "Stop"), (Base, "Base")))
     exponents = torch.linspace(start, stop, num, dtype=torch.float64, device=current_torch_device())
     return torch.pow(base, exponents).to(target)
 
@@ -252,9 +278,12 @@ def diag_v2(X, *, offset, padding_value):
     raise ValueError(f"diag_v2: input X must have rank 1 or 2, got shape {list(X.shape)}")
 
 
-@op("diag_embed", inputs=["Input"], outputs=["Out"], attrs={"offset": 0, "dim1": -2, "dim2": -1})
+@op("diag_embed", inputs=["Input"], outputs=["Out"], attrs={"offset": 0, "dim1": -2, "dim2": -1},
+    differentiable=False)
 def diag_embed(Input, *, offset, dim1, dim2):
-    check_input_dtype("diag_embed", "Input", Input, _FLOAT + _INT + _COMPLEX)
+    # NOTE: Paddle 3.3.1's diag_embed has no gradient (its output always stops gradient); so does this one.
+    check_input_dtype("diag_embed", "Input", Input, _FLOAT + _INT)
+    Input = Input.detach()
     rank = Input.dim() + 1
     for name, d in (("dim1", dim1), ("dim2", dim2)):
         if not -rank <= d < rank:
@@ -276,6 +305,7 @@ def diagflat(X, *, offset):
 def meshgrid(X):
     if not X:
         raise ValueError("meshgrid: input X must be a non-empty list of Tensors")
+    check_input_dtype("meshgrid", "X", X[0], _FLOAT + _INT + _COMPLEX)
     for i, t in enumerate(X):
         if t.dtype is not X[0].dtype:
             raise ValueError(f"meshgrid: all inputs must have the same dtype; X[0] is {str(X[0].dtype)[6:]} "

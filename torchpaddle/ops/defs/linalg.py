@@ -346,11 +346,12 @@ def eig(X):
     return tuple(torch.linalg.eig(X))
 
 
-@op("eigvals", inputs=["X"], outputs=["Out"])
+@op("eigvals", inputs=["X"], outputs=["Out"], differentiable=False)
 def eigvals(X):
     matrix("eigvals", "X", X)
     float_only("eigvals", "X", X)
-    return torch.linalg.eigvals(X)
+    with torch.no_grad():  # Paddle's eigvals has no gradient
+        return torch.linalg.eigvals(X)
 
 
 @op("lu", inputs=["X"], outputs=["Out", "Pivots", "Infos"], attrs={"pivot": True})
@@ -460,7 +461,7 @@ def cholesky_solve(X, Y, *, upper):
 
 
 @op("lstsq", inputs=["X", "Y"], outputs=["Solution", "Residuals", "Rank", "SingularValues"],
-    attrs={"rcond": 0.0, "driver": "gelsy"})
+    attrs={"rcond": 0.0, "driver": "gelsy"}, differentiable=False)
 def lstsq(X, Y, *, rcond, driver):
     matrix("lstsq", "X", X, square=False)
     matrix("lstsq", "Y", Y, square=False)
@@ -468,14 +469,12 @@ def lstsq(X, Y, *, rcond, driver):
         raise ValueError(f"lstsq: X{list(X.shape)} and Y{list(Y.shape)} must have the same number of rows")
     float_only("lstsq", "X", X)
     same_dtype("lstsq", X, Y)
-    solution, residuals, rank, singular_values = torch.linalg.lstsq(X, Y, rcond=rcond, driver=driver)
+    with torch.no_grad():  # Paddle's lstsq has no gradient
+        solution, residuals, rank, singular_values = torch.linalg.lstsq(X, Y, rcond=rcond, driver=driver)
     if driver == "gels":
         return solution, residuals, rank, X.new_empty(0)
     if driver == "gelsy":
         singular_values = X.new_empty(0)
-    elif X.requires_grad and torch.is_grad_enabled():
-        # torch's lstsq gives its singular values no gradient; svdvals does.
-        singular_values = torch.linalg.svdvals(X)
     # NOTE: Paddle's rank is int32 for the rank-revealing drivers.
     return solution, residuals, rank.to(torch.int32), singular_values
 
@@ -517,7 +516,7 @@ def _covariance(X, Fweights, Aweights, rowvar, ddof):
         out = centered @ centered.mT.conj()
     else:
         w_sum = w.sum()
-        if _concrete(w_sum) and float(w_sum) == 0:
+        if _concrete(w_sum) and float(w_sum.detach()) == 0:
             raise ValueError("cov: the weights sum to zero, the covariance cannot be normalised")
         avg = (x * w).sum(1, keepdim=True) / w_sum
         if Aweights is not None and ddof:

@@ -42,8 +42,8 @@ def broadcast_error(op_type, a, b):
 
 
 # -- unary families ---------------------------------------------------------------------------------------
-# How integer inputs are treated: "float" -> cast to the default float dtype first (Paddle's autocast),
-# "keep" -> computed in the integer dtype. complex_ok: whether Paddle has a complex kernel.
+# (op type, fn, complex_ok): integer inputs are cast to the default float dtype first (Paddle's autocast);
+# complex_ok says whether Paddle has a complex kernel.
 _FLOAT_MATH = [
     ("acos", torch.acos, True), ("asin", torch.asin, True), ("atan", torch.atan, True),
     ("acosh", torch.acosh, True), ("asinh", torch.asinh, True), ("atanh", torch.atanh, True),
@@ -68,9 +68,19 @@ _KEEP_MATH = [
 ]
 
 
+# NOTE: Paddle's deg2rad/rad2deg map a bool tensor to a bool tensor (True stays True).
+_BOOL_TO_BOOL = ("deg2rad", "rad2deg")
+
+
 def _register_float(op_type, fn, complex_ok):
-    def kernel(X):
-        return fn(float_input(op_type, X, complex_ok))
+    if op_type in _BOOL_TO_BOOL:
+        def kernel(X):
+            if X.dtype is torch.bool:
+                return fn(X.to(torch.float32)).to(torch.bool)
+            return fn(float_input(op_type, X, complex_ok))
+    else:
+        def kernel(X):
+            return fn(float_input(op_type, X, complex_ok))
     kernel.__name__ = op_type
     op(op_type, spmd="elementwise")(kernel)
 
@@ -143,6 +153,8 @@ def nan_to_num(X, *, nan, posinf, neginf):
 
 @op("conj", spmd="elementwise")
 def conj(X):
+    if X.dtype is torch.bool:
+        raise dtype_error("conj", "X", X.dtype, "float, complex and integer")
     return torch.conj_physical(X)
 
 
@@ -188,11 +200,12 @@ def clip(X, Min, Max, *, min, max):
         min = _bound("Min", Min, X)
     if Max is not None:
         max = _bound("Max", Max, X)
-    if not isinstance(min, torch.Tensor) and not isinstance(max, torch.Tensor) and min > max:
+    min_is_number, max_is_number = not isinstance(min, torch.Tensor), not isinstance(max, torch.Tensor)
+    if min_is_number and max_is_number and min > max:
         raise ValueError(f"clip: max should be greater than or equal to min, got min={min} and max={max}")
-    if min == float("-inf"):
+    if min_is_number and min == float("-inf"):
         min = None
-    if max == float("inf"):
+    if max_is_number and max == float("inf"):
         max = None
     if min is None and max is None:
         return X.clone()
@@ -263,19 +276,37 @@ def lerp(X, Y, Weight):
         raise ValueError(f"lerp: {shapes} cannot broadcast ({exc})") from None
 
 
-def _integer_binary(op_type, fn):
+def _float_gcd(X, Y):
+    """Euclid's algorithm elementwise, for float tensors (torch.gcd is integer-only; Paddle accepts floats)."""
+    X, Y = torch.broadcast_tensors(X.abs(), Y.abs())
+    if X.device.type == "meta":
+        return torch.empty_like(X)
+    while bool((Y != 0).any()):
+        nonzero = Y != 0
+        X, Y = torch.where(nonzero, Y, X), torch.where(nonzero, torch.remainder(X, torch.where(nonzero, Y, 1)), 0)
+    return X
+
+
+def _float_lcm(X, Y):
+    X, Y = X.detach(), Y.detach()   # NOTE: Paddle's float lcm stops gradient (its float gcd does not)
+    g = _float_gcd(X, Y)
+    # NOTE: Paddle divides with floor division here, so fractional floats give floored results.
+    return torch.where(g == 0, torch.zeros_like(g), torch.floor_divide((X * Y).abs(), torch.where(g == 0, 1, g)))
+
+
+def _gcd_family(op_type, fn, float_fn):
     def kernel(X, Y):
         if X.dtype is not Y.dtype:
             check_binary_promotion(op_type, X.dtype, Y.dtype)
-        if X.is_floating_point() or X.is_complex() or X.dtype is torch.bool:
-            raise dtype_error(op_type, "X", X.dtype, "int8, int16, int32, int64 and uint8")
-        return _binary_broadcast(op_type, fn, X, Y)
+        if X.is_complex() or X.dtype is torch.bool:
+            raise dtype_error(op_type, "X", X.dtype, "integer and float")
+        return _binary_broadcast(op_type, float_fn if X.is_floating_point() else fn, X, Y)
     kernel.__name__ = op_type
     op(op_type, inputs=["X", "Y"], spmd="elementwise", differentiable=False)(kernel)
 
 
-_integer_binary("gcd", torch.gcd)
-_integer_binary("lcm", torch.lcm)
+_gcd_family("gcd", torch.gcd, _float_gcd)
+_gcd_family("lcm", torch.lcm, _float_lcm)
 
 
 def _check_close_inputs(op_type, X, Y):
@@ -308,9 +339,9 @@ def allclose(Input, Other, *, rtol, atol, equal_nan):
 @op("equal_all", inputs=["X", "Y"], differentiable=False)
 def equal_all(X, Y):
     same_dtype("equal_all", X, Y)
-    if X.shape != Y.shape:
-        return torch.tensor(False, device=X.device)
-    return torch.equal(X, Y) if X.device.type != "meta" else torch.empty((), dtype=torch.bool, device="meta")
+    if X.shape != Y.shape or X.device.type == "meta":
+        return torch.zeros((), dtype=torch.bool, device=X.device)
+    return torch.tensor(torch.equal(X, Y), device=X.device)
 
 
 @op("inner", inputs=["X", "Y"])

@@ -233,6 +233,14 @@ def _median_dims(op_type, X, axis, lists_ok):
     return tuple(sorted({a % nd for a in axes}))
 
 
+def _empty_median(Y, kshape, keepdim):
+    """The median of no elements is NaN (index 0), as in Paddle."""
+    dtype = Y.dtype if Y.is_floating_point() else torch.get_default_dtype()
+    out = torch.full(Y.shape[:-1], float("nan"), dtype=dtype, device=Y.device)
+    index = torch.zeros(Y.shape[:-1], dtype=torch.int64, device=Y.device)
+    return _finish(out, kshape, keepdim), _finish(index, kshape, keepdim)
+
+
 def _check_mode(op_type, mode):
     if mode not in ("avg", "min"):
         raise ValueError(f"{op_type}: mode must be 'avg' or 'min', got {mode!r}")
@@ -247,7 +255,7 @@ def median(X, *, axis, keepdim, mode):
     Y, kshape = merge_dims(X, dims)
     n = Y.shape[-1]
     if n == 0:
-        raise ValueError(f"median: cannot take the median of an empty axis (X{list(X.shape)})")
+        return _empty_median(Y, kshape, keepdim)
     # NOTE: the lower median and its index come from kthvalue, which picks the same index among ties as
     # Paddle's median does.
     low, index = torch.kthvalue(Y, (n - 1) // 2 + 1, -1)
@@ -271,7 +279,7 @@ def nanmedian(X, *, axis, keepdim, mode):
     _no_bool("nanmedian", X, "float and integer")
     Y, kshape = merge_dims(X, dims)
     if Y.shape[-1] == 0:
-        raise ValueError(f"nanmedian: cannot take the median of an empty axis (X{list(X.shape)})")
+        return _empty_median(Y, kshape, keepdim)
     values, indices = torch.sort(Y, dim=-1, stable=True)   # NaNs sort last
     valid = (~torch.isnan(Y)).sum(-1, keepdim=True) if Y.is_floating_point() else \
         torch.full(Y.shape[:-1] + (1,), Y.shape[-1], dtype=torch.int64, device=Y.device)
@@ -298,8 +306,8 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
     spmd="reduction")
 def quantile(X, *, q, axis, keepdim, interpolation, ignore_nan):
     op_type = "nanquantile" if ignore_nan else "quantile"
-    scalar = not isinstance(q, (list, tuple))
-    qs = [q] if scalar else list(q)
+    qs = list(q) if isinstance(q, (list, tuple)) else [q]
+    scalar = len(qs) == 1   # NOTE: Paddle adds the leading q dimension only for two or more q values
     if not qs:
         raise ValueError(f"{op_type}: q should not be empty")
     if any(not 0 <= v <= 1 for v in qs):
@@ -312,7 +320,10 @@ def quantile(X, *, q, axis, keepdim, interpolation, ignore_nan):
         raise dtype_error(op_type, "X", X.dtype, "float32 and float64")
     Y, kshape = merge_dims(X, dims)
     fn = torch.nanquantile if ignore_nan else torch.quantile
-    out = fn(Y, torch.tensor(qs, dtype=Y.dtype, device=Y.device), dim=-1, interpolation=interpolation)
+    if Y.shape[-1] == 0:   # NOTE: NumPy's answer (NaN); Paddle 3.3.1 returns 0 here
+        out = torch.full((len(qs),) + tuple(Y.shape[:-1]), float("nan"), dtype=Y.dtype, device=Y.device)
+    else:
+        out = fn(Y, torch.tensor(qs, dtype=Y.dtype, device=Y.device), dim=-1, interpolation=interpolation)
     if keepdim:
         out = out.reshape([len(qs)] + kshape)
     return out[0] if scalar else out
@@ -443,8 +454,10 @@ _register_cumulative_extreme("cummin", torch.cummin)
 
 @op("diff", inputs=["X", "Prepend?", "Append?"], attrs={"n": 1, "axis": -1}, spmd="elementwise")
 def diff(X, Prepend, Append, *, n, axis):
-    if X.dim() == 0 or n < 1:
-        raise ValueError(f"diff: X must be at least 1-D and n >= 1, got X{list(X.shape)} and n={n}")
+    if X.dim() == 0:
+        raise IndexError(f"diff: X must be at least 1-D, got a 0-D tensor")
+    if n < 1:
+        raise ValueError(f"diff: n must be >= 1, got {n}")
     if not -X.dim() <= axis < X.dim():
         raise IndexError(f"diff: axis {axis} is out of range for X of shape {list(X.shape)}")
     for slot, extra in (("prepend", Prepend), ("append", Append)):
