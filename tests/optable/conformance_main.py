@@ -1,5 +1,5 @@
-"""Run inside the reference virtualenv: ``python -m tests.optable.conformance_main OUT.pkl``.
-Runs every op-table row on real PaddlePaddle and pickles the records."""
+"""Run inside the reference virtualenv: ``python -m tests.optable.conformance_main OUT.pkl [ROWS_MODULE]``.
+Runs the op-table rows (all, or one rows module) on real PaddlePaddle and pickles the records."""
 import pickle
 import sys
 import warnings
@@ -7,12 +7,12 @@ import warnings
 warnings.filterwarnings("ignore")
 
 
-def main(path):
+def main(path, only=None):
     import paddle
     from tests.optable.runner import load_rows, run_case
     paddle.seed(0)
     results = {}
-    for name, case in load_rows().items():
+    for name, case in load_rows(only).items():
         if not case.conformance:
             continue
         try:
@@ -24,4 +24,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)

@@ -153,6 +153,68 @@ def np_unique_consecutive(x, return_inverse=False, return_counts=False, axis=Non
     return result
 
 
+def np_take(x, index, mode="raise"):
+    if mode == "raise":  # Paddle wraps negative indices modulo numel
+        index = np.where(index < 0, index % x.size, index)
+    return np.take(x, index, mode=mode)
+
+
+def _along(axis, ndim, index):
+    return (slice(None),) * (axis % ndim) + (index,)
+
+
+def np_index_add(x, index, axis, value, alpha=1):
+    out = x.copy()
+    np.add.at(out, _along(axis, x.ndim, index % x.shape[axis]), (value * alpha).astype(x.dtype))
+    return out
+
+
+def np_index_fill(x, index, axis, value):
+    out = x.copy()
+    out[_along(axis, x.ndim, index)] = value
+    return out
+
+
+def np_index_put(x, indices, value, accumulate=False):
+    out = x.copy()
+    if accumulate:
+        np.add.at(out, tuple(indices), value)
+    else:
+        out[tuple(indices)] = value
+    return out
+
+
+def np_masked_scatter(x, mask, value):
+    out = np.array(np.broadcast_to(x, np.broadcast_shapes(x.shape, mask.shape)))
+    mask = np.broadcast_to(mask, out.shape)
+    out[mask] = value.reshape(-1)[:mask.sum()]
+    return out
+
+
+def np_select_scatter(x, values, axis, index):
+    out = x.copy()
+    out[_along(axis, x.ndim, index)] = values
+    return out
+
+
+def np_slice_scatter(x, value, axes, starts, ends, strides):
+    out = x.copy()
+    index = [slice(None)] * x.ndim
+    for a, s, e, st in zip(axes, starts, ends, strides):
+        index[a] = slice(s, e, st)
+    out[tuple(index)] = value
+    return out
+
+
+def np_diagonal_scatter(x, y, offset=0, axis1=0, axis2=1):
+    out = x.copy()
+    view = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    for i in range(y.shape[-1]):
+        r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
+        view[..., r, c] = y[..., i]
+    return out
+
+
 def np_getitem(x, index):
     return x[index]
 
@@ -352,4 +414,73 @@ OPS = [
                   (((B(np.array([True, False])), slice(1, None)),),),
                   (((slice(None), B(np.array([True, False, True])), 0),),)), ALL,
            errors=(Err((_X, B(np.array([True, False, True]))), exc=IndexError),)),
+
+    # -- take, index_add/fill/put, masked_scatter, *_scatter -------------------------------------------------
+    OpCase("take", "take", np_take,
+           with_x((2, 3, 4), ((I([0, 5, -1]),),), ((I([[1, 2], [3, 4]], "int32"),),), ((I([24, -30]), "clip"),),
+                  ((I([-25, -30]),),),
+                  ((I([25, -30]), "wrap"),)), ALL,
+           errors=(Err((_X, I([24]))), Err((_X, I([1.0], "float32")), exc=TypeError), Err((_X, I([1]), "foo")),
+                   Err((_X, I([[24]])), exc=ValueError))),
+    OpCase("index_add", "index_add", np_index_add,
+           with_x((2, 3, 4), ((I([0, 0]), 1, T(np.arange(16.0).reshape(2, 2, 4))),),
+                  ((I([-1]), 1, T(np.ones((2, 1, 4)))),), ((I([1], "int32"), 0, T(np.ones((1, 3, 4))), 3),)), NUMERIC,
+           errors=(Err((_X, I([3]), 1, T(np.ones((2, 1, 4))))), Err((_X, I([0]), 3, T(np.ones((2, 1, 4)))), exc=IndexError),
+                   Err((_X, I([0.0], "float32"), 1, T(np.ones((2, 1, 4))))),
+                   Err((_X, I([0]), 1, T(np.ones((2, 1, 4)), dtype="float32"))))),
+    OpCase("index_add_shape_mismatch", "index_add", None, None, ("float32",), grad=False,
+           errors=(Err((_X, I([0]), 1, T(np.ones((2, 2, 4))))),), conformance=False),  # Paddle adds garbage here
+    OpCase("index_add_torch_order", "index_add", lambda x, axis, index, value: np_index_add(x, index, axis, value),
+           with_x((2, 3, 4), ((1, I([0, 2]), T(np.ones((2, 2, 4)))),)), FLOATS),
+    OpCase("index_fill", "index_fill", np_index_fill,
+           with_x((2, 3, 4), ((I([0, 2]), 1, -1.0),), ((I([-1]), 2, 5),), ((I([1], "int32"), 0, 0.5),)), ALL,
+           errors=(Err((_X, I([0]), 3, 5.0)), Err((_X, I([0.0], "float32"), 1, 5.0)), Err((_X, I(0), 1, 5.0)))),
+    OpCase("index_fill_tensor_value", "index_fill", np_index_fill,
+           with_x((2, 3, 4), ((I([0]), 1, T(np.array(5.0))),)), FLOATS, grad=False),
+    OpCase("index_put", "index_put", np_index_put,
+           with_x((2, 3, 4), (((I([0, 1]), I([2, 0])), T(np.array([9.0]))),),
+                  (((I([0, 0]), I([2, 2])), T(np.ones((2, 4))), True),), (((I([-1]), I([-1])), T(np.array([9.0]))),),
+                  (((I([0, 1]),), T(np.ones((3, 4)))),), (((B([True, False]),), T(np.array([9.0]))),),
+                  (([I([0], "int32")], T(np.ones(1))),)), NUMERIC,
+           errors=(Err((_X, (I([0, 1]),), T(np.ones((2, 3))))), Err((_X, (I([0]),), T(np.ones(1), dtype="float32"))),
+                   Err((_X, (I([0.0], "float32"),), T(np.ones(1)))))),
+    OpCase("index_put_out_of_range", "index_put", None, None, ("float32",), grad=False,
+           errors=(Err((_X, (I([2]),), T(np.ones(1))), exc=IndexError), Err((_X, (I([0]),) * 4, T(np.ones(1))))),
+           conformance=False),  # Paddle corrupts memory or ignores extra indices here
+    OpCase("masked_scatter", "masked_scatter", np_masked_scatter,
+           with_x((3, 4), ((B(np.arange(12).reshape(3, 4) > 5), T(np.arange(100.0, 112.0))),),
+                  ((B([True, False, False, True]), T(np.arange(100.0, 112.0))),)), NUMERIC,
+           errors=(Err((_M, B(np.ones((3, 4), bool)), T(np.ones(2))), exc=AssertionError),
+                   Err((_M, B(np.ones((3, 4), bool)), T(np.ones(12), dtype="float32")), exc=AssertionError),
+                   Err((_M, I(np.ones((3, 4), np.int64)), T(np.ones(12))), exc=AssertionError))),
+    OpCase("select_scatter", "select_scatter", np_select_scatter,
+           with_x((2, 3, 4), ((T(np.zeros((2, 4))), 1, 1),), ((T(np.ones((2, 4))), 1, -1),), ((T(np.ones((3, 4))), 0, 0),)),
+           NUMERIC, errors=(Err((_X, T(np.zeros((2, 3))), 1, 0), exc=RuntimeError),)),
+    OpCase("select_scatter_out_of_range", "select_scatter", None, None, ("float32",), grad=False,
+           errors=(Err((_X, T(np.zeros((2, 4))), 1, 3), exc=IndexError),), conformance=False),  # Paddle ignores it
+    OpCase("slice_scatter", "slice_scatter", np_slice_scatter,
+           with_x((2, 3, 4), ((T(np.zeros((2, 3, 2))), [2], [0], [4], [2]),),
+                  ((T(np.arange(12.0).reshape(2, 3, 2)), [2], [3], [0], [-2]),),
+                  ((T(np.ones((1, 2, 4))), [0, 1], [1, 0], [2, 3], [1, 2]),)), NUMERIC,
+           errors=(Err((_X, T(np.zeros((2, 3, 3))), [2], [0], [4], [2])),)),
+    OpCase("diagonal_scatter", "diagonal_scatter", np_diagonal_scatter,
+           with_x((3, 4), ((T(np.arange(3.0)),),), ((T(np.arange(3.0)), 1),), ((T(np.arange(2.0)), -1),)), NUMERIC,
+           errors=(Err((_M, T(np.zeros(2))), exc=AssertionError),)),
+    OpCase("diagonal_scatter_3d", "diagonal_scatter", np_diagonal_scatter,
+           with_x((2, 3, 4), ((T(np.zeros((2, 3))), 0, 1, 2),)), FLOATS),
+
+    # -- torch-style argument orders ----------------------------------------------------------------------------
+    OpCase("gather_torch_order", "gather", lambda x, dim, index: np_take_along_axis(x, index, dim, False),
+           with_x((2, 3, 4), ((2, I([[[0, 1]]])),), ((1, I(np.zeros((2, 2, 4), np.int64))),)), NUMERIC),
+    OpCase("Tensor_gather_torch_order", "Tensor.gather", lambda x, dim, index: np_take_along_axis(x, index, dim, False),
+           with_x((2, 3, 4), ((2, I([[[0, 1]]])),)), FLOATS),
+    OpCase("scatter_torch_order", "scatter", lambda x, dim, index, src, reduce="assign":
+           np_put_along_axis(x, index, src, dim, reduce, broadcast=False),
+           with_x((2, 3, 4), ((2, I([[[0, 1]]]), T(np.ones((1, 1, 2)))),),
+                  ((2, I([[[0, 0]]]), T(np.ones((1, 1, 2)))), {"reduce": "add"}),
+                  ((2, I([[[0, 0]]]), 5.0),)), ("float32",)),
+    OpCase("index_select_torch_order", "index_select", lambda x, dim, index: np.take(x, index, dim),
+           with_x((2, 3, 4), ((1, I([0, 2])),)), FLOATS),
+    OpCase("masked_select_input_kw", "masked_select", lambda input, mask: input[mask],
+           lambda rng, dtype: [Sample((), {"input": T(np.arange(6.0)), "mask": B(np.arange(6) > 2)})], FLOATS),
 ]

@@ -8,17 +8,24 @@ import numpy as np
 from .core import T, rng_for
 
 
-def load_rows():
-    """Every OpCase of every ``rows_*.py`` module beside this file, by name."""
+def row_modules():
+    """Names of the ``rows_*.py`` modules beside this file."""
     from . import __path__ as here
+    return [m.name for m in sorted(pkgutil.iter_modules(here), key=lambda m: m.name) if m.name.startswith("rows_")]
+
+
+def load_rows(only=None):
+    """Every OpCase of every ``rows_*.py`` module beside this file (or of module ``only``), by name."""
     rows = {}
-    for info in sorted(pkgutil.iter_modules(here), key=lambda m: m.name):
-        if info.name.startswith("rows_"):
-            module = importlib.import_module(f"{__package__}.{info.name}")
-            for case in module.OPS:
-                if case.name in rows:
-                    raise ValueError(f"op table: duplicate row name {case.name}")
-                rows[case.name] = case
+    for module_name in row_modules():
+        if only is not None and module_name != only:
+            continue
+        module = importlib.import_module(f"{__package__}.{module_name}")
+        for case in module.OPS:
+            if case.name in rows:
+                raise ValueError(f"op table: duplicate row name {case.name}")
+            case.module = module_name
+            rows[case.name] = case
     return rows
 
 

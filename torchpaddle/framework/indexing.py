@@ -13,6 +13,7 @@ from .tensor import Tensor, wrap
 __all__ = ["getitem", "setitem", "convert_index"]
 
 _INDEX_DTYPES = (torch.int64, torch.int32, torch.bool)
+_PLAIN = (int, type(None))
 
 
 def _reject(item):
@@ -74,8 +75,20 @@ def _item(item):
     _reject(item)
 
 
-def convert_index(index, t):
-    """Paddle index -> (torch index tuple, dims to flip first). Flips implement negative slice steps."""
+def convert_index(index, t, check=False):
+    """Paddle index -> (torch index tuple, dims to flip first). Flips implement negative slice steps.
+    ``check`` range-checks index tensors up front (torch's CPU kernels check too, but only while writing)."""
+    if index.__class__ is tuple and t.device.type == "cpu" and not check:
+        for item in index:  # fast path: ints, None, Ellipsis and forward slices of ints go to torch as they are
+            cls = item.__class__
+            if cls is int or item is None or item is Ellipsis:
+                continue
+            if cls is slice and item.step is None and item.start.__class__ in _PLAIN and item.stop.__class__ in _PLAIN:
+                continue
+            break
+        else:
+            if index.count(Ellipsis) <= 1:
+                return index, None
     items = index if isinstance(index, tuple) else (index,)
     out, kinds = [], []
     negative = False
@@ -90,7 +103,7 @@ def convert_index(index, t):
         kinds.append(kind)
     if ellipses > 1:
         raise ValueError("Tensor indexing: an index can only have a single ellipsis ('...')")
-    if not negative and t.device.type == "cpu":
+    if not negative and t.device.type == "cpu" and not (check and "tensor" in kinds):
         return tuple(out), None
     return _resolve_dims(out, kinds, t)
 
@@ -121,7 +134,7 @@ def _resolve_dims(out, kinds, t):
                 raise IndexError(f"Tensor indexing: too many indices for a tensor of shape {list(t.shape)}")
             size = t.shape[dim]
             if item.numel() and item.device.type != "meta":
-                lo, hi = (int(v) for v in torch.aminmax(item))
+                lo, hi = torch.stack(torch.aminmax(item)).tolist()
                 if lo < -size or hi >= size:
                     raise IndexError(f"Tensor indexing: index {lo if lo < -size else hi} is out of bounds for "
                                      f"axis {dim} with size {size}")
@@ -132,8 +145,8 @@ def _resolve_dims(out, kinds, t):
 def getitem(self, index):
     t = self._t
     cls = index.__class__
-    if cls is int or (cls is slice and (index.step is None or (index.step.__class__ is int and index.step > 0))
-                      and index.start.__class__ in (int, type(None)) and index.stop.__class__ in (int, type(None))):
+    if cls is int or (cls is slice and index.step is None and index.start.__class__ in _PLAIN
+                      and index.stop.__class__ in _PLAIN):
         return wrap(t[index])
     converted, flips = convert_index(index, t)
     if flips:
@@ -169,7 +182,7 @@ def setitem(self, index, value):
     if t.requires_grad and t.is_leaf and torch.is_grad_enabled():
         raise ValueError(f"Leaf Tensor ({self.name}) that doesn't stop gradient can't use inplace strategy.")
     v = _value(value, t)
-    converted, flips = convert_index(index, t)
+    converted, flips = convert_index(index, t, check=True)
     try:
         if flips:
             # negative steps: write through a flipped copy, then copy it back (autograd sees two ops)
@@ -178,7 +191,8 @@ def setitem(self, index, value):
             t.copy_(flipped.flip(flips))
         else:
             t[converted] = v
+        if not t.requires_grad and isinstance(value, Tensor) and value._t.requires_grad:
+            self._sg_false = True  # Paddle: an int tensor given a differentiable value stops stopping gradient
     except RuntimeError as exc:
-        shape = list(t[converted].shape) if not flips else "?"
         raise ValueError(f"Tensor setitem: a value of shape {list(getattr(v, 'shape', []))} cannot be assigned to "
-                         f"the indexed shape {shape}: {exc}") from None
+                         f"x{list(t.shape)}[{index!r}]: {exc}") from None

@@ -1,29 +1,60 @@
-"""Shape manipulation and indexing functions: reshape, squeeze, concat, split, gather, scatter, unique...
+"""Shape manipulation functions: cast, reshape, squeeze, transpose, expand, tile, concat, split, slice...
 
 Each function only normalises Paddle's arguments (shapes given as lists, tuples, ints or Tensors; axes as
 ints or Tensors) and calls its op. In-place variants make the given Tensor hold the result and return it.
+Paddle 3 also accepts torch-style spellings (``input=``, ``dim=``, ``x.reshape(2, 3)``, ``transpose(x, 0, 1)``);
+``_compat`` maps those.
 """
-import numbers
+import functools
 
 import numpy as np
 import torch
 
 from .. import ops as _ops
 from ..framework import dtype as _dtype
+from ..framework.mode import STATE as _MODE
 from ..framework.tensor import PaddleAssertionError, Tensor, wrap
-from ..ops.defs.manipulation import ArgTypeError, AxisError, DtypeError
+from ..ops.registry import InputTypeError
+from ..ops.defs.manipulation import ArgTypeError, AxisError
 
 __all__ = ["cast", "reshape", "reshape_", "view", "view_as", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_",
            "flatten", "flatten_", "transpose", "transpose_", "t", "t_", "moveaxis", "expand", "broadcast_to",
            "expand_as", "tile", "flip", "roll", "rot90", "concat", "stack", "split", "chunk", "unbind", "unstack",
            "slice", "strided_slice", "crop", "shape", "rank", "is_empty", "repeat_interleave", "as_complex",
-           "as_real", "gather", "gather_nd", "index_select", "index_sample", "take_along_axis", "put_along_axis",
-           "scatter", "scatter_", "scatter_nd", "scatter_nd_add", "masked_select", "masked_fill", "masked_fill_",
-           "multiplex", "shard_index", "unique", "unique_consecutive"]
-__methods__ = [n for n in __all__ if n not in ("shape", "crop")] + ["put_along_axis_"]
+           "as_real", "view_as_complex", "view_as_real", "cat", "swapaxes", "swapdims", "permute", "ravel",
+           "reverse", "unflatten", "narrow", "tensor_split", "hsplit", "vsplit", "dsplit", "hstack", "vstack",
+           "dstack", "column_stack", "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "unfold", "as_strided",
+           "broadcast_tensors", "diagonal"]
+__methods__ = [n for n in __all__ if n not in ("shape", "crop", "cat", "hstack", "vstack", "dstack", "column_stack",
+                                               "row_stack")]
 
 
 # -- argument normalisation ---------------------------------------------------------------------------------
+
+def _compat(**aliases):
+    """Accept Paddle 3's alternative keyword names, e.g. ``_compat(input="x", dim="axis")``."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if kwargs:
+                for alias, name in aliases.items():
+                    if alias in kwargs and name not in kwargs:
+                        kwargs[name] = kwargs.pop(alias)
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def _is_size(v):
+    return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or (isinstance(v, Tensor) and v.size == 1)
+
+
+def _sizes(first, rest):
+    """``f(x, 2, 3)`` -> [2, 3] as Paddle 3 reads separate int arguments; else ``first`` unchanged."""
+    if rest and _is_size(first) and all(_is_size(v) for v in rest):
+        return [first, *rest]
+    return first
+
 
 def _is_int(v):
     return isinstance(v, (int, np.integer))
@@ -51,10 +82,10 @@ def _ints(api, arg, value, allow_int=True, container_exc=TypeError):
                         f"got {type(value).__name__}")
 
 
-def _int(api, arg, value, exc=TypeError):
+def _int(api, arg, value, exc=TypeError, strict=False):
     if _is_int(value):
         return int(value)
-    if isinstance(value, float) and value.is_integer():  # Paddle lets an integral float through
+    if not strict and isinstance(value, float) and value.is_integer():  # Paddle lets an integral float through
         return int(value)
     if isinstance(value, Tensor):
         return value.__index__()
@@ -106,15 +137,20 @@ def is_empty(x, name=None):
 
 # -- reshape family -----------------------------------------------------------------------------------------
 
-def reshape(x, shape, name=None):
-    return _ops.reshape2(x, shape=_ints("reshape", "shape", shape, container_exc=ValueError))
+@_compat(input="x")
+def reshape(x, shape, *sizes, name=None):
+    return _ops.reshape2(x, shape=_ints("reshape", "shape", _sizes(shape, sizes), container_exc=ValueError))
 
 
-def reshape_(x, shape, name=None):
-    return _rebind(x, reshape(x, shape), "reshape_")
+def reshape_(x, shape, *sizes, name=None):
+    return _rebind(x, reshape(x, shape, *sizes), "reshape_")
 
 
-def view(x, shape_or_dtype, name=None):
+@_compat(dtype="shape_or_dtype", size="shape_or_dtype")
+def view(x, shape_or_dtype, *sizes, name=None):
+    shape_or_dtype = _sizes(shape_or_dtype, sizes)
+    if _is_size(shape_or_dtype) and not isinstance(shape_or_dtype, Tensor):
+        shape_or_dtype = [shape_or_dtype]   # x.view(-1): an int is a size, never a dtype code
     if isinstance(shape_or_dtype, (list, tuple)):
         return _ops.view_shape(x, dims=_ints("view", "shape_or_dtype", shape_or_dtype))
     out = _ops.view_dtype(x, dtype=_dtype.convert_dtype(shape_or_dtype).proto)
@@ -131,6 +167,7 @@ def _axes(api, axis):
     return [] if axis is None else _ints(api, "axis", axis)
 
 
+@_compat(input="x", dim="axis")
 def squeeze(x, axis=None, name=None):
     return _ops.squeeze2(x, axes=_axes("squeeze", axis))
 
@@ -139,6 +176,7 @@ def squeeze_(x, axis=None, name=None):
     return _rebind(x, squeeze(x, axis), "squeeze_")
 
 
+@_compat(input="x", dim="axis")
 def unsqueeze(x, axis, name=None):
     return _ops.unsqueeze2(x, axes=_ints("unsqueeze", "axis", axis))
 
@@ -147,6 +185,7 @@ def unsqueeze_(x, axis, name=None):
     return _rebind(x, unsqueeze(x, axis), "unsqueeze_")
 
 
+@_compat(input="x", start_dim="start_axis", end_dim="stop_axis")
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     if not (_is_int(start_axis) and _is_int(stop_axis)):
         raise ValueError(f"flatten: start_axis and stop_axis must be ints, got {start_axis!r} and {stop_axis!r}")
@@ -157,14 +196,31 @@ def flatten_(x, start_axis=0, stop_axis=-1, name=None):
     return _rebind(x, flatten(x, start_axis, stop_axis), "flatten_")
 
 
-def transpose(x, perm, name=None):
-    if not isinstance(perm, (list, tuple)):
+def transpose(x=None, perm=None, dim1=None, name=None, *, input=None, dim0=None, axis0=None, axis1=None):
+    """transpose(x, perm); also Paddle 3's torch-style transpose(x, dim0, dim1), which swaps two axes."""
+    x = input if x is None else x
+    first = perm if _is_size(perm) else dim0 if dim0 is not None else axis0
+    second = dim1 if dim1 is not None else axis1
+    if first is not None and second is not None:
+        perm = list(range(x.ndim))
+        a, b = _int("transpose", "dim0", first), _int("transpose", "dim1", second)
+        if not (-x.ndim <= a < x.ndim and -x.ndim <= b < x.ndim):
+            raise AxisError(f"transpose: dims {a} and {b} are out of range for a {x.ndim}-D tensor")
+        perm[a], perm[b] = perm[b], perm[a]
+    elif not isinstance(perm, (list, tuple)):
         raise ArgTypeError(f"transpose: perm must be a list or tuple, got {type(perm).__name__}")
     return _ops.transpose2(x, axis=_ints("transpose", "perm", perm))
 
 
-def transpose_(x, perm, name=None):
-    return _rebind(x, transpose(x, perm), "transpose_")
+def transpose_(x, perm=None, dim1=None, name=None):
+    return _rebind(x, transpose(x, perm, dim1), "transpose_")
+
+
+swapaxes = swapdims = transpose
+
+
+def permute(input, dims, *more):
+    return transpose(input, list(_sizes(dims, more)) if more else dims)
 
 
 def t(input, name=None):
@@ -203,10 +259,12 @@ def moveaxis(x, source, destination, name=None):
 
 # -- expand / tile / flip / roll / rot90 -------------------------------------------------------------------
 
-def expand(x, shape, name=None):
-    return _ops.expand_v2(x, shape=_ints("expand", "shape", shape))
+@_compat(input="x", size="shape")
+def expand(x, shape, *sizes, name=None):
+    return _ops.expand_v2(x, shape=_ints("expand", "shape", _sizes(shape, sizes)))
 
 
+@_compat(input="x", size="shape")
 def broadcast_to(x, shape, name=None):
     return _ops.expand_v2(x, shape=_ints("broadcast_to", "shape", shape))
 
@@ -215,14 +273,20 @@ def expand_as(x, y, name=None):
     return _ops.expand_as_v2(x, None, target_shape=list(y.shape))
 
 
+@_compat(input="x", dims="repeat_times")
 def tile(x, repeat_times, name=None):
     return _ops.tile(x, repeat_times=_ints("tile", "repeat_times", repeat_times))
 
 
 def flip(x, axis, name=None):
+    if not isinstance(x, Tensor) and not _MODE.static:
+        raise InputTypeError(f"flip: x must be a Tensor, got {type(x).__name__}")
+    if isinstance(axis, Tensor):
+        raise TypeError("flip: axis must be an int, list or tuple, not a Tensor")
     return _ops.flip(x, axis=_ints("flip", "axis", axis))
 
 
+@_compat(input="x", dims="axis")
 def roll(x, shifts, axis=None, name=None):
     return _ops.roll(x, shifts=_ints("roll", "shifts", shifts), axis=_axes("roll", axis))
 
@@ -254,10 +318,15 @@ def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 - Paddle's signature
 
 # -- concat / stack / split ---------------------------------------------------------------------------------
 
+@_compat(tensors="x", dim="axis")
 def concat(x, axis=0, name=None, *, out=None):
     return _ops.concat(x, axis=_int("concat", "axis", axis))
 
 
+cat = concat
+
+
+@_compat(tensors="x", dim="axis")
 def stack(x, axis=0, name=None, *, out=None):
     return _ops.stack(x, axis=_int("stack", "axis", axis))
 
@@ -273,6 +342,7 @@ def split(x, num_or_sections, axis=0, name=None):
     raise TypeError(f"split: num_or_sections must be an int, list or tuple, got {type(num_or_sections).__name__}")
 
 
+@_compat(input="x", dim="axis")
 def chunk(x, chunks, axis=0, name=None):
     axis = _int("chunk", "axis", axis)
     ndim = x.ndim
@@ -288,6 +358,7 @@ def chunk(x, chunks, axis=0, name=None):
     return _ops.split(x, axis=axis, num=int(chunks), sections=[])
 
 
+@_compat(dim="axis")
 def unbind(input, axis=0):
     if not _is_int(axis):
         raise TypeError(f"unbind: axis must be an int, got {type(axis).__name__}")
@@ -319,12 +390,17 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
 
 
 def crop(x, shape=None, offsets=None, name=None):
-    return _ops.crop_tensor(x, shape=[] if shape is None else _ints("crop", "shape", shape),
-                            offsets=[] if offsets is None else _ints("crop", "offsets", offsets))
+    shape = None if shape is None else _ints("crop", "shape", shape)
+    offsets = None if offsets is None else _ints("crop", "offsets", offsets)
+    for arg, value in (("shape", shape), ("offsets", offsets)):
+        if value is not None and len(value) != x.ndim:  # an explicit empty list is not "use the default"
+            raise ValueError(f"crop: {arg} {value} must have one entry per dim of x {list(x.shape)}")
+    return _ops.crop_tensor(x, shape=shape or [], offsets=offsets or [])
 
 
 # -- repeat_interleave, complex views ------------------------------------------------------------------------
 
+@_compat(input="x", dim="axis")
 def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     if axis is not None:
         axis = _int("repeat_interleave", "axis", axis)
@@ -344,116 +420,170 @@ def as_real(x, name=None):
     return _ops.as_real(x)
 
 
-# -- gather family ------------------------------------------------------------------------------------------
-
-def gather(x, index, axis=None, name=None, out=None):
-    return _ops.gather(x, index, axis=0 if axis is None else _int("gather", "axis", axis), overwrite=True)
+def view_as_complex(input):
+    return _ops.as_complex(input)
 
 
-def gather_nd(x, index, name=None):
-    return _ops.gather_nd(x, index)
+def view_as_real(input):
+    return _ops.as_real(input)
 
 
-def index_select(x, index, axis=0, name=None, *, out=None):
-    return _ops.index_select(x, index, dim=_int("index_select", "axis", axis))
+# -- more reshaping: unflatten, narrow, ravel, reverse --------------------------------------------------------
+
+def ravel(input):
+    return flatten(input)
 
 
-def index_sample(x, index):
-    return _ops.index_sample(x, index)
+def reverse(x, axis, name=None):
+    return flip(x, axis)
 
 
-def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
-    return _ops.take_along_axis(arr, indices, Axis=_int("take_along_axis", "axis", axis), broadcast=broadcast)
+@_compat(input="x", dim="axis", sizes="shape")
+def unflatten(x, axis, shape, name=None):
+    if not isinstance(shape, (list, tuple, Tensor)):
+        raise TypeError(f"unflatten: shape must be a list, tuple or Tensor, got {type(shape).__name__}")
+    ndim = x.ndim
+    axis = _int("unflatten", "axis", axis)
+    if not -ndim <= axis < ndim:
+        raise PaddleAssertionError(f"unflatten: axis {axis} is out of range [{-ndim}, {ndim})")
+    axis %= ndim
+    dims = list(x.shape)
+    return _ops.reshape2(x, shape=dims[:axis] + _ints("unflatten", "shape", shape) + dims[axis + 1:])
 
 
-def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
-    if not isinstance(values, (Tensor, numbers.Number)):
-        values = np.asarray(values)
-    return _ops.put_along_axis(arr, indices, values, Axis=_int("put_along_axis", "axis", axis), Reduce=reduce,
-                               include_self=include_self, broadcast=broadcast)
+def narrow(input, dim, start, length):
+    ndim = input.ndim
+    dim = _int("narrow", "dim", dim)
+    if not -ndim <= dim < ndim:
+        raise AxisError(f"narrow: dim {dim} is out of range [{-ndim}, {ndim})")
+    dim %= ndim
+    size = input.shape[dim]
+    start = _int("narrow", "start", start)
+    length = _int("narrow", "length", length)
+    if not -size <= start <= size:
+        raise PaddleAssertionError(f"narrow: start {start} is out of range [{-size}, {size}]")
+    if start < 0:
+        start += size
+    if length < 0:
+        raise PaddleAssertionError(f"narrow: length must be non-negative, got {length}")
+    if start + length > size:
+        raise PaddleAssertionError(f"narrow: start ({start}) + length ({length}) exceeds dim {dim} of size {size}")
+    return _ops.slice(input, axes=[dim], starts=[start], ends=[start + length])
 
 
-def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
-    return _rebind(arr, put_along_axis(arr, indices, values, axis, reduce, include_self, broadcast),
-                   "put_along_axis_")
+# -- tensor_split and the stack family -------------------------------------------------------------------------
+
+def _split_bounds(api, size, num_or_indices):
+    if isinstance(num_or_indices, (int, np.integer)) and not isinstance(num_or_indices, bool):
+        n = int(num_or_indices)
+        if n <= 0:
+            raise ValueError(f"{api}: num_or_indices must be larger than 0, got {n}")
+        base, extra = divmod(size, n)
+        bounds = [0]
+        for i in range(n):
+            bounds.append(bounds[-1] + base + (1 if i < extra else 0))
+        return list(zip(bounds[:-1], bounds[1:]))
+    if isinstance(num_or_indices, (list, tuple)) and all(isinstance(v, (int, np.integer)) for v in num_or_indices):
+        points = [0] + [int(v) for v in num_or_indices] + [size]
+        return list(zip(points[:-1], points[1:]))
+    raise ValueError(f"{api}: num_or_indices must be an int or a list/tuple of ints, got "
+                     f"{type(num_or_indices).__name__}")
 
 
-# -- scatter family -----------------------------------------------------------------------------------------
-
-def scatter(x, index, updates, overwrite=True, name=None, out=None):
-    return _ops.scatter(x, index, updates, overwrite=bool(overwrite))
-
-
-def scatter_(x, index, updates, overwrite=True, name=None):
-    return _rebind(x, scatter(x, index, updates, overwrite), "scatter_")
-
-
-def scatter_nd_add(x, index, updates, name=None):
-    return _ops.scatter_nd_add(x, index, updates)
+def _tensor_split(api, x, num_or_indices, axis):
+    ndim = x.ndim
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{api}: axis {axis} is out of range for a {ndim}-D tensor")
+    axis %= ndim
+    return [_ops.slice(x, axes=[axis], starts=[start], ends=[end])
+            for start, end in _split_bounds(api, x.shape[axis], num_or_indices)]
 
 
-def scatter_nd(index, updates, shape, name=None):
-    dims = _ints("scatter_nd", "shape", shape)
-    zeros = wrap(torch.zeros(dims, dtype=updates._t.dtype, device=updates._t.device))
-    return _ops.scatter_nd_add(zeros, index, updates)
+@_compat(input="x", dim="axis", indices_or_sections="num_or_indices", indices="num_or_indices",
+         sections="num_or_indices")
+def tensor_split(x, num_or_indices, axis=0, name=None):
+    return _tensor_split("tensor_split", x, num_or_indices, _int("tensor_split", "axis", axis))
 
 
-# -- masks, multiplex, shard_index --------------------------------------------------------------------------
-
-def masked_select(x, mask, name=None, *, out=None):
-    return _ops.masked_select(x, mask)
-
-
-def masked_fill(x, mask, value, name=None):
-    if isinstance(value, Tensor):
-        return _ops.masked_fill(x, mask, value)
-    if not isinstance(value, numbers.Number):
-        raise TypeError(f"masked_fill: value must be a number or a Tensor, got {type(value).__name__}")
-    return _ops.masked_fill(x, mask, None, value=value)
+def _directional_split(api, least, axis_of):
+    def split_fn(x, num_or_indices, name=None):
+        if x.ndim < least:
+            raise ValueError(f"{api}: the input must have at least {least} dims, got shape {list(x.shape)}")
+        return _tensor_split(api, x, num_or_indices, axis_of(x.ndim))
+    split_fn.__name__ = split_fn.__qualname__ = api
+    return split_fn
 
 
-def masked_fill_(x, mask, value, name=None):
-    return _rebind(x, masked_fill(x, mask, value), "masked_fill_")
+hsplit = _directional_split("hsplit", 1, lambda ndim: 1 if ndim > 1 else 0)
+vsplit = _directional_split("vsplit", 2, lambda ndim: 0)
+dsplit = _directional_split("dsplit", 3, lambda ndim: 2)
 
 
-def multiplex(inputs, index, name=None):
-    return _ops.multiplex(inputs, index)
+def _at_least(rank):
+    def at_least(*inputs, name=None):
+        if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+            inputs = tuple(inputs[0])
+        out = []
+        for x in inputs:
+            if not isinstance(x, Tensor):
+                x = wrap(torch.as_tensor(np.asarray(x)))
+            ndim = x.ndim
+            if ndim >= rank:
+                out.append(x)
+            elif rank == 3 and ndim == 2:
+                out.append(_ops.unsqueeze2(x, axes=[2]))
+            elif rank == 3 and ndim == 1:
+                out.append(_ops.unsqueeze2(x, axes=[0, 2]))
+            else:
+                out.append(_ops.reshape2(x, shape=[1] * (rank - ndim) + list(x.shape)))
+        return out[0] if len(out) == 1 else out
+    at_least.__name__ = at_least.__qualname__ = f"atleast_{rank}d"
+    return at_least
 
 
-def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
-    return _ops.shard_index(input, index_num=index_num, nshards=nshards, shard_id=shard_id,
-                            ignore_value=ignore_value)
+atleast_1d, atleast_2d, atleast_3d = _at_least(1), _at_least(2), _at_least(3)
 
 
-# -- unique -------------------------------------------------------------------------------------------------
-
-def _unique_axis(api, axis):
-    if axis is None:
-        return []
-    if not _is_int(axis):
-        raise TypeError(f"{api}: axis must be an int or None, got {type(axis).__name__}")
-    return [int(axis)]
+def hstack(x, name=None):
+    parts = [atleast_1d(t) for t in x]
+    return concat(parts, axis=0 if parts and parts[0].ndim == 1 else 1)
 
 
-def _index_dtype(api, dtype):
-    d = _dtype.convert_dtype(dtype)
-    if d.name not in ("int32", "int64"):
-        raise DtypeError(f"{api}: dtype must be int32 or int64, got {d.name}")
-    return d.proto
+def vstack(x, name=None):
+    return concat([atleast_2d(t) for t in x], axis=0)
 
 
-def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64",
-           sorted=True, name=None):
-    out, indices, inverse, counts = _ops.unique(
-        x, dtype=_index_dtype("unique", dtype), return_index=return_index, return_inverse=return_inverse,
-        return_counts=return_counts, axis=_unique_axis("unique", axis), is_sorted=sorted)
-    extra = [t for t, want in ((indices, return_index), (inverse, return_inverse), (counts, return_counts)) if want]
-    return tuple([out] + extra) if extra else out
+row_stack = vstack
 
 
-def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
-    out, inverse, counts = _ops.unique_consecutive(
-        x, dtype=_index_dtype("unique_consecutive", dtype), return_inverse=return_inverse,
-        return_counts=return_counts, axis=_unique_axis("unique_consecutive", axis))
-    extra = [t for t, want in ((inverse, return_inverse), (counts, return_counts)) if want]
-    return tuple([out] + extra) if extra else out
+def dstack(x, name=None):
+    return concat([atleast_3d(t) for t in x], axis=2)
+
+
+def column_stack(x, name=None):
+    return concat([_ops.reshape2(t, shape=[-1, 1]) if t.ndim < 2 else t for t in x], axis=1)
+
+
+# -- strided views, broadcasting ----------------------------------------------------------------------------------
+
+@_compat(dimension="axis")
+def unfold(x, axis, size, step, name=None):
+    return _ops.tensor_unfold(x, axis=_int("unfold", "axis", axis), size=_int("unfold", "size", size),
+                              step=_int("unfold", "step", step))
+
+
+def as_strided(x, shape, stride, offset=0, name=None):
+    return _ops.as_strided(x, dims=_ints("as_strided", "shape", shape), stride=_ints("as_strided", "stride", stride),
+                           offset=offset)
+
+
+def broadcast_tensors(input, name=None):
+    return _ops.broadcast_tensors(input)
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
+    return _ops.diagonal(x, offset=_int("diagonal", "offset", offset, strict=True),
+                         axis1=_int("diagonal", "axis1", axis1, strict=True),
+                         axis2=_int("diagonal", "axis2", axis2, strict=True))
+
+

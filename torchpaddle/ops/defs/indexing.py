@@ -8,8 +8,8 @@ import torch
 from ...framework import dtype as _dtype
 from ...framework.tensor import PaddleAssertionError
 from ..registry import REQUIRED, op
-from .manipulation import (DtypeError, IndexRangeError, InvalidInputError, check_index_dtype, check_index_values,
-                           is_meta, norm_axis, shape_str)
+from .manipulation import (AxisError, DtypeError, IndexRangeError, InvalidInputError, check_index_dtype,
+                           check_index_values, is_meta, norm_axis, shape_str)
 
 
 def _dtype_name(t):
@@ -31,7 +31,13 @@ def _flat_index(op_type, Index, exc=ValueError):
 def gather(X, Index, *, axis, overwrite):
     check_index_dtype("gather", "index", Index)
     axis = norm_axis("gather", "axis", axis, X.dim())
-    Index = check_index_values("gather", "index", _flat_index("gather", Index), X.shape[axis])
+    Index = _flat_index("gather", Index)
+    if Index.dim() == 1 and X.device.type == "cpu":
+        try:  # torch's CPU kernel bounds-checks; only a failure (or a negative index) takes the slow path
+            return X.index_select(axis, Index)
+        except (IndexError, RuntimeError):
+            pass
+    Index = check_index_values("gather", "index", Index, X.shape[axis])
     if Index.dim() == 0:
         return X.index_select(axis, Index.reshape(1)).squeeze(axis)
     return X.index_select(axis, Index)
@@ -45,16 +51,21 @@ def index_select(X, Index, *, dim):
         Index = Index.reshape(-1)
     if Index.dim() != 1:
         raise ValueError(f"index_select: index must be 1-D, got shape {shape_str(Index)}")
+    if X.device.type == "cpu":
+        try:
+            return X.index_select(dim, Index)
+        except (IndexError, RuntimeError):
+            pass
     return X.index_select(dim, check_index_values("index_select", "index", Index, X.shape[dim]))
 
 
-def _nd_index(op_type, X, Index):
-    """Split a gather_nd/scatter_nd index [..., k] into k range-checked index tensors."""
+def _nd_index(op_type, X, Index, check=True):
+    """Split a gather_nd/scatter_nd index [..., k] into k (range-checked) index tensors."""
     k = Index.shape[-1] if Index.dim() else 0
     if Index.dim() == 0 or k > X.dim():
         raise ValueError(f"{op_type}: index.shape[-1] must be at most X's rank {X.dim()}, got index of shape "
                          f"{shape_str(Index)}")
-    if k == 0 or Index.numel() == 0 or is_meta(Index):
+    if not check or k == 0 or Index.numel() == 0 or is_meta(Index):
         return k, tuple(Index.unbind(-1))
     sizes = torch.tensor(X.shape[:k], dtype=Index.dtype, device=Index.device)
     bad = (Index < -sizes) | (Index >= sizes)
@@ -69,6 +80,13 @@ def _nd_index(op_type, X, Index):
 @op("gather_nd", inputs=["X", "Index"], outputs=["Out"])
 def gather_nd(X, Index):
     check_index_dtype("gather_nd", "index", Index)
+    if X.device.type == "cpu":
+        k, parts = _nd_index("gather_nd", X, Index, check=False)
+        if k:
+            try:  # torch indexing wraps negatives and bounds-checks on the CPU like Paddle
+                return X[parts]
+            except IndexError:
+                pass
     k, parts = _nd_index("gather_nd", X, Index)
     if k == 0:
         return X.expand(list(Index.shape[:-1]) + list(X.shape))
@@ -83,8 +101,13 @@ def index_sample(X, Index):
     if X.shape[0] != Index.shape[0]:
         raise ValueError(f"index_sample: x of shape {shape_str(X)} and index of shape {shape_str(Index)} must "
                          f"have the same first dim")
-    Index = check_index_values("index_sample", "index", Index, X.shape[1], allow_negative=False)
-    return torch.gather(X, 1, Index.long())
+    Index = Index.long()
+    if X.device.type == "cpu":
+        try:
+            return torch.gather(X, 1, Index)
+        except RuntimeError:
+            pass
+    return torch.gather(X, 1, check_index_values("index_sample", "index", Index, X.shape[1], allow_negative=False))
 
 
 def along_axis_shape(arr_shape, index_shape, axis):
@@ -125,8 +148,13 @@ def take_along_axis(Input, Index, *, Axis, broadcast):
             if d != axis and Index.shape[d] > Input.shape[d]:
                 raise ValueError(f"take_along_axis: indices of shape {shape_str(Index)} exceed arr of shape "
                                  f"{shape_str(Input)} in dim {d}")
-    Index = check_index_values("take_along_axis", "indices", Index, Input.shape[axis])
-    return torch.gather(Input, axis, Index.long())
+    Index = Index.long()
+    if Input.device.type == "cpu":
+        try:
+            return torch.gather(Input, axis, Index)
+        except RuntimeError:
+            pass
+    return torch.gather(Input, axis, check_index_values("take_along_axis", "indices", Index, Input.shape[axis]))
 
 
 _REDUCE = {"assign": None, "add": "sum", "mul": "prod", "multiply": "prod", "mean": "mean", "amin": "amin",
@@ -336,3 +364,161 @@ def unique_consecutive(X, *, dtype, return_inverse, return_counts, axis):
             inverse.to(index_dtype) if return_inverse else None,
             counts.to(index_dtype) if return_counts else None)
 
+
+
+# -- index_add / index_fill / index_put / masked_scatter / take ----------------------------------------------
+
+def _along(op_type, X, Index, axis, exc=AxisError, flatten=False):
+    check_index_dtype(op_type, "index", Index)
+    axis = norm_axis(op_type, "axis", axis, X.dim(), exc)
+    if flatten and Index.dim() > 1:  # index_fill takes an index of any shape
+        Index = Index.reshape(-1)
+    if Index.dim() != 1:
+        raise ValueError(f"{op_type}: index must be 1-D, got shape {shape_str(Index)}")
+    return axis, check_index_values(op_type, "index", Index, X.shape[axis]).long()
+
+
+@op("index_add", inputs=["X", "Index", "AddValue"], outputs=["Out"], attrs={"axis": 0, "alpha": 1})
+def index_add(X, Index, AddValue, *, axis, alpha):
+    axis, Index = _along("index_add", X, Index, axis)
+    if AddValue.dtype is not X.dtype:
+        raise ValueError(f"index_add: value ({_dtype_name(AddValue)}) must have x's dtype ({_dtype_name(X)})")
+    expected = list(X.shape)
+    expected[axis] = Index.shape[0]
+    if list(AddValue.shape) != expected:
+        raise ValueError(f"index_add: value must have shape {expected} (x {shape_str(X)}, {Index.shape[0]} indices "
+                         f"on axis {axis}), got {shape_str(AddValue)}")
+    return X.index_add(axis, Index, AddValue, alpha=alpha)
+
+
+@op("index_fill", inputs=["X", "Index", "ValueTensor?"], outputs=["Out"], attrs={"axis": 0, "value": 0})
+def index_fill(X, Index, ValueTensor, *, axis, value):
+    axis, Index = _along("index_fill", X, Index, axis, ValueError, flatten=True)
+    if ValueTensor is not None:
+        if ValueTensor.numel() != 1:
+            raise ValueError(f"index_fill: a Tensor value must hold one element, got shape {shape_str(ValueTensor)}")
+        return X.index_fill(axis, Index, ValueTensor.reshape(()).to(X.dtype))
+    return X.index_fill(axis, Index, torch.tensor(value, device=X.device).to(X.dtype))
+
+
+@op("index_put", inputs=["X", "Indices[]", "Value"], outputs=["Out"], attrs={"accumulate": False})
+def index_put(X, Indices, Value, *, accumulate):
+    if Value.dtype is not X.dtype:
+        raise ValueError(f"index_put: value ({_dtype_name(Value)}) must have x's dtype ({_dtype_name(X)})")
+    dim = 0
+    checked = []
+    for i, index in enumerate(Indices):
+        if index.dtype is torch.bool:
+            checked.append(index)
+            dim += index.dim()
+            continue
+        if index.dtype not in (torch.int32, torch.int64):
+            raise ValueError(f"index_put: indices[{i}] must be bool, int32 or int64, got {_dtype_name(index)}")
+        if dim >= X.dim():
+            raise ValueError(f"index_put: {len(Indices)} indices are too many for x of shape {shape_str(X)}")
+        checked.append(check_index_values("index_put", f"indices[{i}]", index, X.shape[dim]))
+        dim += 1
+    if dim > X.dim():
+        raise ValueError(f"index_put: the indices cover {dim} dims but x of shape {shape_str(X)} has {X.dim()}")
+    try:
+        return X.index_put(tuple(checked), Value, accumulate=accumulate)
+    except (RuntimeError, IndexError) as exc:
+        raise ValueError(f"index_put: cannot put value of shape {shape_str(Value)} into x of shape {shape_str(X)}: "
+                         f"{exc}") from None
+
+
+@op("masked_scatter", inputs=["X", "Mask", "Value"], outputs=["Out"])
+def masked_scatter(X, Mask, Value):
+    if Mask.dtype is not torch.bool:
+        raise PaddleAssertionError(f"masked_scatter: mask must be bool, got {_dtype_name(Mask)}")
+    if Value.dtype is not X.dtype:
+        raise PaddleAssertionError(f"masked_scatter: x ({_dtype_name(X)}) and value ({_dtype_name(Value)}) must share "
+                                   f"a dtype")
+    try:
+        shape = torch.broadcast_shapes(X.shape, Mask.shape)
+    except RuntimeError:
+        raise ValueError(f"masked_scatter: x {shape_str(X)} and mask {shape_str(Mask)} cannot broadcast") from None
+    if not is_meta(Mask):
+        count = int(Mask.expand(shape).sum())
+        if count > Value.numel():
+            raise PaddleAssertionError(f"masked_scatter: mask selects {count} elements but value has only "
+                                       f"{Value.numel()}")
+    return X.expand(shape).masked_scatter(Mask, Value)
+
+
+@op("take", inputs=["X", "Index"], outputs=["Out"], attrs={"mode": "raise"})
+def take(X, Index, *, mode):
+    if Index.dtype not in (torch.int32, torch.int64):
+        raise TypeError(f"take: index must be int32 or int64, got {_dtype_name(Index)}")
+    flat = X.reshape(-1)
+    n = flat.shape[0]
+    if mode == "raise":
+        # NOTE: Paddle's 'raise' mode rejects indices >= numel but wraps every negative one modulo numel.
+        if Index.numel() and not is_meta(Index) and int(Index.max()) >= n:
+            raise IndexRangeError(f"take: index holds {int(Index.max())}, out of range for {n} elements")
+        Index = Index.remainder(n) if n else Index
+    elif mode == "wrap":
+        Index = Index.remainder(n) if n else Index
+    elif mode == "clip":
+        Index = Index.clamp(0, max(n - 1, 0))
+    else:
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    if n == 0 and Index.numel():
+        raise IndexRangeError("take: cannot take from an empty tensor")
+    return flat[Index.long()]
+
+
+# -- scatter into views: select / slice / diagonal ------------------------------------------------------------
+
+@op("select_scatter", inputs=["X", "Values"], outputs=["Out"], attrs={"axis": REQUIRED, "index": REQUIRED})
+def select_scatter(X, Values, *, axis, index):
+    axis = norm_axis("select_scatter", "axis", axis, X.dim())
+    size = X.shape[axis]
+    if not -size <= index < size:
+        raise IndexRangeError(f"select_scatter: index {index} is out of range [{-size}, {size}) for axis {axis} of "
+                              f"x with shape {shape_str(X)}")
+    expected = X.shape[:axis] + X.shape[axis + 1:]
+    if Values.shape != expected:
+        raise InvalidInputError(f"select_scatter: values must have shape {list(expected)}, got {shape_str(Values)}")
+    return torch.select_scatter(X, Values.to(X.dtype), axis, index % size)
+
+
+@op("slice_scatter", inputs=["X", "Value"], outputs=["Out"],
+    attrs={"axes": REQUIRED, "starts": REQUIRED, "ends": REQUIRED, "strides": REQUIRED})
+def slice_scatter(X, Value, *, axes, starts, ends, strides):
+    if not len(axes) == len(starts) == len(ends) == len(strides):
+        raise ValueError(f"slice_scatter: axes, starts, ends and strides must have the same length, got {list(axes)}, "
+                         f"{list(starts)}, {list(ends)}, {list(strides)}")
+    index = [slice(None)] * X.dim()
+    flips = []
+    for a, s, e, st in zip(axes, starts, ends, strides):
+        a = norm_axis("slice_scatter", "axes", a, X.dim())
+        if st == 0:
+            raise ValueError("slice_scatter: strides must not be 0")
+        r = range(*slice(s, e, st).indices(X.shape[a]))
+        if st < 0:
+            flips.append(a)
+            index[a] = slice(r[-1], r[0] + 1, -st) if len(r) else slice(0, 0)
+        else:
+            index[a] = slice(r.start, r.stop, st)
+    target = X[tuple(index)].shape
+    if Value.shape != target:
+        raise ValueError(f"slice_scatter: value must have the sliced shape {list(target)}, got {shape_str(Value)}")
+    Value = Value.to(X.dtype)
+    if flips:
+        Value = Value.flip(flips)
+    out = X.clone()
+    out[tuple(index)] = Value
+    return out
+
+
+@op("diagonal_scatter", inputs=["X", "Y"], outputs=["Out"], attrs={"offset": 0, "axis1": 0, "axis2": 1})
+def diagonal_scatter(X, Y, *, offset, axis1, axis2):
+    a1 = norm_axis("diagonal_scatter", "axis1", axis1, X.dim())
+    a2 = norm_axis("diagonal_scatter", "axis2", axis2, X.dim())
+    if a1 == a2:
+        raise ValueError(f"diagonal_scatter: axis1 and axis2 must differ, got {axis1} and {axis2}")
+    expected = X.diagonal(offset, a1, a2).shape
+    if Y.shape != expected:
+        raise PaddleAssertionError(f"diagonal_scatter: y must have shape {list(expected)}, got {shape_str(Y)}")
+    return torch.diagonal_scatter(X, Y.to(X.dtype), offset, a1, a2)

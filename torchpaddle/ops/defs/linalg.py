@@ -369,6 +369,10 @@ def lu_unpack(X, Pivots, *, unpack_ludata, unpack_pivots):
     matrix("lu_unpack", "X", X, square=False)
     if Pivots.dtype is not torch.int32:
         raise ValueError(f"lu_unpack: Pivots must be int32, got {dtype_name(Pivots)}")
+    if Pivots.dim() < 1 or list(Pivots.shape[:-1]) != list(X.shape[:-2]) or \
+            Pivots.shape[-1] != min(X.shape[-2], X.shape[-1]):
+        raise ValueError(f"lu_unpack: Pivots{list(Pivots.shape)} must have shape X.shape[:-2] + "
+                         f"[min(M, N)] = {list(X.shape[:-2]) + [min(X.shape[-2], X.shape[-1])]} for X{list(X.shape)}")
     float_only("lu_unpack", "X", X)
     P, L, U = torch.lu_unpack(X, Pivots, unpack_ludata, unpack_pivots)
     empty = X.new_empty(0, dtype=torch.float32)  # what Paddle returns for a part it did not unpack

@@ -50,8 +50,7 @@ def check_index_values(op_type, slot, index, size, allow_negative=True, exc=Inde
     allowed. Never lets an out-of-range value reach a kernel (which could read garbage on a device)."""
     if index.numel() == 0 or is_meta(index):
         return index
-    lo, hi = torch.aminmax(index)
-    lo, hi = int(lo), int(hi)
+    lo, hi = torch.stack(torch.aminmax(index)).tolist()   # one device sync for both bounds
     low = -size if allow_negative else 0
     if lo < low or hi >= size:
         bad = lo if lo < low else hi
@@ -144,6 +143,11 @@ def reshape_target(op_type, in_shape, shape):
 
 @op("reshape2", inputs=["X"], outputs=["Out"], attrs={"shape": REQUIRED}, spmd="reshape")
 def reshape2(X, *, shape):
+    if 0 not in shape:  # fast path: torch agrees with Paddle wherever it accepts the shape
+        try:
+            return X.reshape(shape)
+        except RuntimeError:
+            pass
     return X.reshape(reshape_target("reshape", X.shape, shape))
 
 
@@ -228,13 +232,17 @@ def flatten_contiguous_range(X, *, start_axis, stop_axis):
 
 @op("transpose2", inputs=["X"], outputs=["Out"], attrs={"axis": REQUIRED}, spmd="transpose")
 def transpose2(X, *, axis):
+    try:  # torch checks the same things; on failure work out Paddle's error
+        return X.permute(axis)
+    except (RuntimeError, IndexError, TypeError):
+        pass
     ndim = X.dim()
     if len(axis) != ndim:
         raise ValueError(f"transpose: perm {list(axis)} must have one entry per dim of the input {shape_str(X)}")
     perm = [norm_axis("transpose", "perm", a, ndim, ValueError) for a in axis]
     if len(set(perm)) != ndim:
         raise ValueError(f"transpose: perm {list(axis)} repeats an axis")
-    return X.permute(perm)
+    raise ValueError(f"transpose: invalid perm {list(axis)} for input of shape {shape_str(X)}")
 
 
 # -- expand / tile / flip / roll ---------------------------------------------------------------------------
@@ -317,6 +325,12 @@ def concat(X, *, axis):
     if not X:
         raise ValueError("concat: x must be a non-empty list of Tensors")
     same_dtype("concat", X)
+    ndim = X[0].dim()
+    try:
+        if all(t.dim() == ndim for t in X):  # torch.cat would also let through legacy empty 1-D tensors
+            return torch.cat(X, axis)
+    except (RuntimeError, IndexError):
+        pass
     first = X[0]
     ndim = first.dim()
     if ndim == 0:
@@ -523,3 +537,53 @@ def as_real(X):
     if not X.is_complex():
         raise DtypeError(f"as_real: x must be complex64 or complex128, got {_dtype.from_torch_dtype(X.dtype)}")
     return torch.view_as_real(X.resolve_conj())
+
+
+# -- strided views and broadcasting ---------------------------------------------------------------------------
+
+@op("tensor_unfold", inputs=["X"], outputs=["Out"], attrs={"axis": REQUIRED, "size": REQUIRED, "step": REQUIRED})
+def tensor_unfold(X, *, axis, size, step):
+    if step <= 0:
+        raise ValueError(f"unfold: step must be positive, got {step}")
+    if X.dim() == 0:
+        if size != 1 or axis not in (0, -1):
+            raise ValueError(f"unfold: a 0-D tensor unfolds only with axis 0 and size 1, got axis={axis}, size={size}")
+        return X.reshape(1)
+    axis = norm_axis("unfold", "axis", axis, X.dim(), ValueError)
+    if not 0 <= size <= X.shape[axis]:
+        raise ValueError(f"unfold: size {size} must be in [0, {X.shape[axis]}] for axis {axis} of shape {shape_str(X)}")
+    return X.unfold(axis, size, step)
+
+
+@op("as_strided", inputs=["X"], outputs=["Out"], attrs={"dims": REQUIRED, "stride": REQUIRED, "offset": 0})
+def as_strided(X, *, dims, stride, offset):
+    if len(dims) != len(stride) or any(d < 0 for d in dims) or any(s < 0 for s in stride) or offset < 0:
+        raise ValueError(f"as_strided: shape {list(dims)}, stride {list(stride)} and offset {offset} must be "
+                         f"non-negative and of equal length")
+    try:
+        return X.as_strided(dims, stride, X.storage_offset() + offset)
+    except RuntimeError as exc:  # the view would reach outside the tensor's memory
+        raise ValueError(f"as_strided: shape {list(dims)} with stride {list(stride)} and offset {offset} does not "
+                         f"fit in the tensor's storage: {exc}") from None
+
+
+@op("broadcast_tensors", inputs=["X[]"], outputs=["Out[]"])
+def broadcast_tensors(X):
+    if not X:
+        raise ValueError("broadcast_tensors: input must be a non-empty list of Tensors")
+    try:
+        return list(torch.broadcast_tensors(*X))
+    except RuntimeError:
+        raise ValueError(f"broadcast_tensors: shapes {[list(t.shape) for t in X]} cannot broadcast together") from None
+
+
+@op("diagonal", inputs=["Input"], outputs=["Out"], attrs={"offset": 0, "axis1": 0, "axis2": 1})
+def diagonal(Input, *, offset, axis1, axis2):
+    ndim = Input.dim()
+    if ndim < 2:
+        raise AxisError(f"diagonal: input must be at least 2-D, got shape {shape_str(Input)}")
+    a1 = norm_axis("diagonal", "axis1", axis1, ndim)
+    a2 = norm_axis("diagonal", "axis2", axis2, ndim)
+    if a1 == a2:
+        raise ValueError(f"diagonal: axis1 ({axis1}) and axis2 ({axis2}) must name different dims")
+    return Input.diagonal(offset, a1, a2)

@@ -80,6 +80,8 @@ def _register_float(op_type, fn, complex_ok):
             return fn(float_input(op_type, X, complex_ok))
     else:
         def kernel(X):
+            if X.is_floating_point():  # the common case, without a call to float_input
+                return fn(X)
             return fn(float_input(op_type, X, complex_ok))
     kernel.__name__ = op_type
     op(op_type, spmd="elementwise")(kernel)
