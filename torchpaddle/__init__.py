@@ -24,3 +24,4 @@ from .framework.param_attr import ParamAttr  # noqa: E402,F401
 from . import device  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from ._alias import install_as_paddle  # noqa: E402,F401
+from . import nn, utils  # noqa: E402,F401

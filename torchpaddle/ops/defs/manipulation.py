@@ -145,7 +145,7 @@ def reshape_target(op_type, in_shape, shape):
 def reshape2(X, *, shape):
     if 0 not in shape:  # fast path: torch agrees with Paddle wherever it accepts the shape
         try:
-            return X.reshape(shape)
+            return torch.reshape(X, shape)
         except RuntimeError:
             pass
     return X.reshape(reshape_target("reshape", X.shape, shape))
@@ -233,7 +233,7 @@ def flatten_contiguous_range(X, *, start_axis, stop_axis):
 @op("transpose2", inputs=["X"], outputs=["Out"], attrs={"axis": REQUIRED}, spmd="transpose")
 def transpose2(X, *, axis):
     try:  # torch checks the same things; on failure work out Paddle's error
-        return X.permute(axis)
+        return torch.permute(X, axis)
     except (RuntimeError, IndexError, TypeError):
         pass
     ndim = X.dim()

@@ -1,0 +1,2 @@
+"""paddle.utils."""
+from . import unique_name  # noqa: F401
