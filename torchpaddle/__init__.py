@@ -25,3 +25,7 @@ from . import device  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from ._alias import install_as_paddle  # noqa: E402,F401
 from . import nn, utils  # noqa: E402,F401
+from . import optimizer, regularizer  # noqa: E402,F401
+from . import vision  # noqa: E402,F401
+from . import io, metric  # noqa: E402,F401
+from .distributed import DataParallel  # noqa: E402,F401

@@ -15,3 +15,4 @@ for _name in ("functional", "clip", "utils", "quant"):
             raise
 if "clip" in globals():
     from .clip import ClipGradByValue, ClipGradByNorm, ClipGradByGlobalNorm  # noqa: F401
+from .decode import BeamSearchDecoder, dynamic_decode  # noqa: F401,E402

@@ -1,0 +1,189 @@
+"""Pooling ops: pool2d / pool3d (max, avg, adaptive, global) and max_pool{2,3}d_with_index, on torch's pooling
+kernels.
+
+Paddle's window rules differ from torch's in three places, all handled by the general path below: the output
+size truncates toward zero (a kernel up to ``stride - 1`` larger than the padded input still yields one
+window), ceil_mode keeps a last window that starts in the padding, and non-exclusive averages always divide
+by the full kernel size. Windows that hold only padding give the dtype's lowest value (max, mask -1), NaN
+(exclusive avg) or 0 (non-exclusive avg), as Paddle's kernels do.
+"""
+import torch
+import torch.nn.functional as F
+
+from ..registry import op
+from .conv import check_float, check_positive, from_channel_first, padding_pairs, to_channel_first, torch_pad
+
+_MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
+_AVG = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
+_ADAPTIVE_AVG = {1: F.adaptive_avg_pool1d, 2: F.adaptive_avg_pool2d, 3: F.adaptive_avg_pool3d}
+_ADAPTIVE_MAX = {1: F.adaptive_max_pool1d, 2: F.adaptive_max_pool2d, 3: F.adaptive_max_pool3d}
+
+
+def _check_input(op_type, X, nd):
+    if X.dim() != nd + 2:
+        raise ValueError(f"{op_type}: input X must be a {nd + 2}-D tensor, got shape {list(X.shape)}")
+    check_float(op_type, "X", X)
+
+
+def _windows(op_type, in_sizes, ksize, strides, paddings, padding_algorithm, ceil_mode):
+    """-> (padding pairs, output sizes) by Paddle's rule."""
+    nd = len(in_sizes)
+    if len(ksize) != nd or len(strides) != nd:
+        raise ValueError(f"{op_type}: ksize {list(ksize)} and strides {list(strides)} must hold {nd} ints")
+    check_positive(op_type, "ksize", ksize)
+    check_positive(op_type, "stride", strides)
+    pairs, _ = padding_pairs(op_type, in_sizes, ksize, strides, [1] * nd, paddings, padding_algorithm)
+    out = []
+    for i in range(nd):
+        span = in_sizes[i] + pairs[i][0] + pairs[i][1] - ksize[i] + (strides[i] - 1 if ceil_mode else 0)
+        size = int(span / strides[i]) + 1        # C++ division truncates toward zero
+        if size <= 0:
+            raise ValueError(f"{op_type}: the kernel {list(ksize)} is larger than the padded input: spatial dim "
+                             f"{i} has size {in_sizes[i]} with padding {list(pairs[i])}")
+        out.append(size)
+    return pairs, out
+
+
+def _torch_native(pairs, ksize, out, in_sizes, strides):
+    """Whether torch's own padding gives Paddle's windows: symmetric, at most half the kernel, and the same
+    window count without ceil_mode."""
+    for (lo, hi), k, o, n, s in zip(pairs, ksize, out, in_sizes, strides):
+        if lo != hi or 2 * lo > k or o != (n + 2 * lo - k) // s + 1 or n + 2 * lo < k:
+            return False
+    return True
+
+
+def _pad_to_windows(x, pairs, ksize, strides, out, value):
+    """Pad so that plain (unpadded, floor-mode) pooling yields exactly ``out`` windows per dim."""
+    full = [(lo, (o - 1) * s + k - n - lo) for (lo, _), k, s, o, n in zip(pairs, ksize, strides, out, x.shape[2:])]
+    return F.pad(x, torch_pad(full), value=value), full
+
+
+def _lowest(dtype):
+    # NOTE: Paddle's max pooling starts from -FLT_MAX whatever the dtype, so float64 windows of pure padding
+    # hold -3.4e38, not float64's lowest.
+    return -torch.finfo(torch.float32).max
+
+
+def _unpadded_index(index, padded_sizes, full, in_sizes):
+    """Flat indices into the padded spatial dims -> flat indices into the input's (-1 inside the padding)."""
+    coords, rest = [], index
+    for size in reversed(padded_sizes):
+        coords.append(rest % size)
+        rest = rest // size
+    coords.reverse()
+    flat = torch.zeros_like(index)
+    valid = torch.ones_like(index, dtype=torch.bool)
+    for c, (lo, _), n in zip(coords, full, in_sizes):
+        c = c - lo
+        valid &= (c >= 0) & (c < n)
+        flat = flat * n + c
+    return torch.where(valid, flat, torch.full_like(flat, -1))
+
+
+def _max_pool(x, ksize, strides, pairs, out, with_index):
+    nd = len(ksize)
+    in_sizes = list(x.shape[2:])
+    if _torch_native(pairs, ksize, out, in_sizes, strides):
+        return _MAX[nd](x, ksize, strides, [lo for lo, _ in pairs], return_indices=with_index)
+    xp, full = _pad_to_windows(x, pairs, ksize, strides, out, _lowest(x.dtype))
+    if not with_index:
+        return _MAX[nd](xp, ksize, strides)
+    values, index = _MAX[nd](xp, ksize, strides, return_indices=True)
+    return values, _unpadded_index(index, list(xp.shape[2:]), full, in_sizes)
+
+
+def _avg_pool(x, ksize, strides, pairs, out, exclusive):
+    nd = len(ksize)
+    in_sizes = list(x.shape[2:])
+    if _torch_native(pairs, ksize, out, in_sizes, strides):
+        return _AVG[nd](x, ksize, strides, [lo for lo, _ in pairs], count_include_pad=not exclusive)
+    xp, _ = _pad_to_windows(x, pairs, ksize, strides, out, 0.0)
+    mean = _AVG[nd](xp, ksize, strides)          # divides by the full kernel size
+    if not exclusive:
+        return mean
+    ones = torch.ones([1, 1] + in_sizes, dtype=x.dtype, device=x.device)
+    share, _ = _pad_to_windows(ones, pairs, ksize, strides, out, 0.0)
+    return mean / _AVG[nd](share, ksize, strides)   # 0/0 -> NaN for all-padding windows, as in Paddle
+
+
+def _adaptive_sizes(op_type, ksize, nd):
+    if len(ksize) != nd:
+        raise ValueError(f"{op_type}: the adaptive output size must hold {nd} ints, got {list(ksize)}")
+    for k in ksize:
+        if k < 0:
+            raise ValueError(f"{op_type}: the adaptive output size must be non-negative, got {list(ksize)}")
+    return list(ksize)
+
+
+def _pool(op_type, nd, X, pooling_type, ksize, global_pooling, strides, paddings, exclusive, adaptive, ceil_mode,
+          data_format, padding_algorithm):
+    _check_input(op_type, X, nd)
+    if pooling_type not in ("max", "avg"):
+        raise ValueError(f"{op_type}: pooling_type must be 'max' or 'avg', got {pooling_type!r}")
+    x = to_channel_first(X, data_format)
+    if global_pooling:
+        ksize, paddings, padding_algorithm, adaptive = [1] * nd, [0] * nd, "EXPLICIT", True
+    if adaptive:
+        sizes = _adaptive_sizes(op_type, ksize, nd)
+        fn = _ADAPTIVE_MAX[nd] if pooling_type == "max" else _ADAPTIVE_AVG[nd]
+        return from_channel_first(fn(x, sizes), data_format)
+    pairs, out = _windows(op_type, list(x.shape[2:]), ksize, strides, paddings, padding_algorithm, ceil_mode)
+    if pooling_type == "max":
+        y = _max_pool(x, list(ksize), list(strides), pairs, out, False)
+    else:
+        y = _avg_pool(x, list(ksize), list(strides), pairs, out, exclusive)
+    return from_channel_first(y, data_format)
+
+
+def _max_pool_with_index(op_type, nd, X, ksize, global_pooling, strides, paddings, adaptive, ceil_mode):
+    _check_input(op_type, X, nd)
+    if global_pooling:
+        ksize, paddings, adaptive = [1] * nd, [0] * nd, True
+    if adaptive:
+        values, index = _ADAPTIVE_MAX[nd](X, _adaptive_sizes(op_type, ksize, nd), return_indices=True)
+        return values, index.to(torch.int32)
+    if len(paddings) != nd:
+        # NOTE: unlike pool2d, Paddle's with-index kernel takes only symmetric paddings.
+        raise ValueError(f"{op_type}: paddings {list(paddings)} must hold {nd} ints (one per spatial dim); "
+                         f"asymmetric padding is not supported with return_mask")
+    pairs, out = _windows(op_type, list(X.shape[2:]), ksize, strides, paddings, "EXPLICIT", ceil_mode)
+    values, index = _max_pool(X, list(ksize), list(strides), pairs, out, True)
+    return values, index.to(torch.int32)
+
+
+_POOL_ATTRS = {"pooling_type": "max", "ksize": [1, 1], "global_pooling": False, "strides": [1, 1],
+               "paddings": [0, 0], "exclusive": True, "adaptive": False, "ceil_mode": False,
+               "data_format": "NCHW", "padding_algorithm": "EXPLICIT"}
+_INDEX_ATTRS = {"ksize": [1, 1], "global_pooling": False, "strides": [1, 1], "paddings": [0, 0],
+                "adaptive": False, "ceil_mode": False}
+
+
+def _register(op_type, nd):
+    attrs = dict(_POOL_ATTRS)
+    if nd == 3:
+        attrs.update(ksize=[1, 1, 1], strides=[1, 1, 1], paddings=[0, 0, 0], data_format="NCDHW")
+
+    def kernel(X, *, pooling_type, ksize, global_pooling, strides, paddings, exclusive, adaptive, ceil_mode,
+               data_format, padding_algorithm):
+        return _pool(op_type, nd, X, pooling_type, ksize, global_pooling, strides, paddings, exclusive, adaptive,
+                     ceil_mode, data_format, padding_algorithm)
+    kernel.__doc__ = f"{op_type}: {nd}-D max / average pooling, plain, adaptive or global."
+    op(op_type, inputs=["X"], outputs=["Out"], attrs=attrs)(kernel)
+
+
+def _register_with_index(op_type, nd):
+    attrs = dict(_INDEX_ATTRS)
+    if nd == 3:
+        attrs.update(ksize=[1, 1, 1], strides=[1, 1, 1], paddings=[0, 0, 0])
+
+    def kernel(X, *, ksize, global_pooling, strides, paddings, adaptive, ceil_mode):
+        return _max_pool_with_index(op_type, nd, X, ksize, global_pooling, strides, paddings, adaptive, ceil_mode)
+    kernel.__doc__ = f"{op_type}: {nd}-D max pooling with the argmax (flat index into each input plane, int32)."
+    op(op_type, inputs=["X"], outputs=["Out", "Mask"], attrs=attrs)(kernel)
+
+
+for _type, _nd in [("pool2d", 2), ("pool3d", 3)]:
+    _register(_type, _nd)
+for _type, _nd in [("max_pool2d_with_index", 2), ("max_pool3d_with_index", 3)]:
+    _register_with_index(_type, _nd)

@@ -1,0 +1,151 @@
+"""paddle.optimizer.Adam, with the update shared by AdamW.
+
+Per step, with ``b1p``/``b2p`` the beta powers before the step (Paddle's CPU kernel, in float32):
+``m1 = beta1*m1 + (1-beta1)*g``, ``m2 = beta2*m2 + (1-beta2)*g*g`` (``amsgrad``: the running max of m2),
+``param -= lr*sqrt(1-b2p)/(1-b1p) * m1 / (sqrt(m2) + epsilon*sqrt(1-b2p))``; then ``b1p *= beta1``,
+``b2p *= beta2``. ``beta1``/``beta2``/``epsilon`` may be one-element Tensors, read at every step.
+"""
+import numpy as np
+import torch
+
+from ..framework.tensor import Tensor
+from .optimizer import Optimizer, _one_minus, _pow_values, _scalar
+
+__all__ = ["Adam"]
+
+_LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+def _check_betas(beta1, beta2, epsilon):
+    for value in (beta1, beta2, epsilon):
+        if value is None:
+            raise AssertionError("Adam: beta1, beta2 and epsilon must not be None")
+    if not isinstance(beta1, Tensor) and not 0 <= beta1 < 1:
+        raise ValueError("Invalid value of beta1, expect beta1 in [0,1).")
+    if not isinstance(beta2, Tensor) and not 0 <= beta2 < 1:
+        raise ValueError("Invalid value of beta2, expect beta2 in [0,1).")
+    if not isinstance(epsilon, Tensor) and not 0 <= epsilon:
+        raise ValueError("Invalid value of epsilon, expect epsilon >= 0.")
+
+
+def _initial_pow(beta, default):
+    # NOTE: Paddle starts the beta powers at 0.9 / 0.999 whenever beta is a Tensor, whatever its value
+    return default if isinstance(beta, Tensor) else float(beta)
+
+
+class _AdamBase(Optimizer):
+    _moment1_acc_str = "moment1"
+    _moment2_acc_str = "moment2"
+    _moment2_acc_max_str = "moment2_max"
+    _beta1_pow_acc_str = "beta1_pow_acc"
+    _beta2_pow_acc_str = "beta2_pow_acc"
+    _amsgrad = False
+    _low_precision_moments = False
+
+    def _create_state(self, target, options):
+        dtype = target._t.dtype
+        if dtype in _LOW_PRECISION and not self._low_precision_moments:
+            dtype = torch.float32
+        m1 = self._add_accumulator(self._moment1_acc_str, target, dtype=dtype)
+        m2 = self._add_accumulator(self._moment2_acc_str, target, dtype=dtype)
+        m2_max = self._add_accumulator(self._moment2_acc_max_str, target, dtype=dtype) if self._amsgrad else None
+        pows = [self._add_accumulator(name, target, dtype=dtype, fill_value=_initial_pow(options[beta], default),
+                                      shape=[1], device="cpu")
+                for name, beta, default in ((self._beta1_pow_acc_str, "beta1", 0.9),
+                                            (self._beta2_pow_acc_str, "beta2", 0.999))]
+        return (m1, m2, m2_max, pows[0], pows[1])
+
+    def _keeps_sparse(self, options):
+        return bool(options.get("lazy_mode"))
+
+    def _adam_step(self, weights, grads, states, lrs, options):
+        """The Adam update of ``weights`` in place; ``lrs`` are the per-parameter learning rates."""
+        if any(g.layout is not torch.strided for g in grads):
+            dense = [i for i, g in enumerate(grads) if g.layout is torch.strided]
+            for i in range(len(grads)):
+                if grads[i].layout is not torch.strided:
+                    self._lazy_adam_step(weights[i], grads[i], states[i], lrs[i], options)
+            if not dense:
+                return
+            weights, grads = [weights[i] for i in dense], [grads[i] for i in dense]
+            states, lrs = [states[i] for i in dense], [lrs[i] for i in dense]
+        beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
+        epsilon = _scalar(options["epsilon"])
+        acc = states[0][0].dtype
+        real = np.float64 if acc is torch.float64 else np.float32
+        b1_pows = [s[3] for s in states]
+        b2_pows = [s[4] for s in states]
+        b1p = _pow_values(b1_pows).astype(real)
+        b2p = _pow_values(b2_pows).astype(real)
+        one = real(1)
+        root = np.sqrt(one - b2p)
+        step_sizes = np.asarray(lrs, dtype=real) * (root / (one - b1p))
+        eps = real(epsilon) * root
+        m1 = [s[0] for s in states]
+        m2 = [s[1] for s in states]
+        torch._foreach_mul_(m1, beta1)
+        torch._foreach_add_(m1, grads, alpha=_one_minus(beta1, acc))
+        torch._foreach_mul_(m2, beta2)
+        torch._foreach_addcmul_(m2, grads, grads, value=_one_minus(beta2, acc))
+        if self._amsgrad:
+            second = [s[2] for s in states]
+            torch._foreach_maximum_(second, m2)
+        else:
+            second = m2
+        denom = torch._foreach_sqrt(second)
+        torch._foreach_add_(denom, eps.tolist())
+        torch._foreach_addcdiv_(weights, m1, denom, (-step_sizes).tolist())
+        torch._foreach_mul_(b1_pows, beta1)
+        torch._foreach_mul_(b2_pows, beta2)
+
+
+    def _lazy_adam_step(self, weight, grad, state, lr, options, decay=0.0):
+        """lazy_mode with a sparse gradient: only the rows the gradient holds are touched."""
+        beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
+        m1, m2, m2_max, b1_pow, b2_pow = state
+        real = np.float64 if m1.dtype is torch.float64 else np.float32
+        b1p, b2p = real(b1_pow.item()), real(b2_pow.item())
+        root = np.sqrt(real(1) - b2p)
+        grad = grad.coalesce()
+        rows, values = grad.indices()[0], grad.values()
+        if decay:
+            weight[rows] = weight[rows] * (1.0 - lr * decay)
+        r1 = m1[rows] * beta1 + values * _one_minus(beta1, m1.dtype)
+        r2 = m2[rows] * beta2 + values * values * _one_minus(beta2, m1.dtype)
+        m1[rows], m2[rows] = r1, r2
+        if m2_max is not None:
+            r2 = torch.maximum(m2_max[rows], r2)
+            m2_max[rows] = r2
+        step = float(real(lr) * (root / (real(1) - b1p)))
+        weight[rows] = weight[rows] - step * r1 / (torch.sqrt(r2) + float(real(_scalar(options["epsilon"])) * root))
+        b1_pow.mul_(beta1)
+        b2_pow.mul_(beta2)
+
+
+class Adam(_AdamBase):
+    """Adam; ``weight_decay`` is added to the gradient (use AdamW for decoupled decay).
+
+    ``lazy_mode`` only matters for sparse gradients (e.g. from ``Embedding(sparse=True)``): rows absent from the
+    gradient are left alone. Dense gradients update every row, as in Paddle.
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, parameters=None,
+                 weight_decay=None, grad_clip=None, lazy_mode=False, multi_precision=False, use_multi_tensor=False,
+                 amsgrad=False, name=None):
+        if learning_rate is None:
+            raise AssertionError("Adam: learning_rate must not be None")
+        _check_betas(beta1, beta2, epsilon)
+        super().__init__(learning_rate=learning_rate, parameters=parameters, weight_decay=weight_decay,
+                         grad_clip=grad_clip, name=name)
+        self.type = "adam"
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+        self._lazy_mode = lazy_mode
+        self._multi_precision = multi_precision
+        self._use_multi_tensor = use_multi_tensor
+        self._amsgrad = amsgrad
+        self._default_dict = {"beta1": beta1, "beta2": beta2, "epsilon": epsilon, "lazy_mode": lazy_mode}
+
+    def _update(self, params, grads, options):
+        weights, grads, states, low = self._prepare(params, grads, options)
+        self._adam_step(weights, grads, states, self._param_lrs(params), options)
+        self._write_back(low)

@@ -1,0 +1,99 @@
+"""paddle.optimizer.Momentum: heavy-ball or Nesterov momentum with L2 decay fused into the update.
+
+``velocity = mu * velocity + g`` with ``g = rescale_grad * grad + l2_coeff * param``;
+``param -= lr * velocity`` (or ``lr * (g + mu * velocity)`` with Nesterov). An L2Decay (or float
+weight_decay) is folded into ``g`` here instead of being added to the gradient beforehand, so it is applied
+after ``rescale_grad``, as Paddle's GPU kernel does.
+NOTE: Paddle's CPU kernel ignores ``rescale_grad``; torchpaddle applies it everywhere, as documented.
+"""
+import torch
+
+from ..regularizer import L2Decay
+from .optimizer import Optimizer, _sub_scaled_
+
+__all__ = ["Momentum"]
+
+
+def _l2_method(weight_decay):
+    """(regularization_method, coeff) Paddle derives from a weight_decay argument."""
+    if isinstance(weight_decay, L2Decay):
+        return "l2_decay", float(weight_decay._coeff)
+    if isinstance(weight_decay, float):
+        return "l2_decay", weight_decay
+    return "", 0.0
+
+
+class Momentum(Optimizer):
+    _velocity_acc_str = "velocity"
+
+    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False, weight_decay=None,
+                 grad_clip=None, multi_precision=False, rescale_grad=1.0, use_multi_tensor=False, name=None):
+        if learning_rate is None:
+            raise ValueError("learning_rate is not set")
+        if momentum is None:
+            raise ValueError("momentum is not set")
+        if isinstance(weight_decay, int) and not isinstance(weight_decay, bool):
+            weight_decay = float(weight_decay)
+        fused = isinstance(weight_decay, (L2Decay, float))
+        if isinstance(parameters, list) and parameters and isinstance(parameters[0], dict):
+            groups = []
+            for group in parameters:
+                group = dict(group)
+                decay = group.get("weight_decay", weight_decay)
+                if isinstance(decay, int) and not isinstance(decay, bool):
+                    decay = float(decay)
+                group["regularization_method"], group["regularization_coeff"] = _l2_method(decay)
+                group["weight_decay"] = None if isinstance(decay, (L2Decay, float)) else decay
+                groups.append(group)
+            parameters = groups
+        super().__init__(learning_rate=learning_rate, parameters=parameters,
+                         weight_decay=None if fused else weight_decay, grad_clip=grad_clip, name=name)
+        self.type = "momentum"
+        self._momentum = momentum
+        self._use_nesterov = bool(use_nesterov)
+        self._regularization_method, self._regularization_coeff = _l2_method(weight_decay)
+        self._multi_precision = multi_precision
+        self._rescale_grad = rescale_grad
+        self._use_multi_tensor = use_multi_tensor
+        self._default_dict = {"momentum": momentum, "use_nesterov": use_nesterov, "rescale_grad": rescale_grad,
+                              "regularization_method": self._regularization_method,
+                              "regularization_coeff": self._regularization_coeff}
+
+    def _regularizer_of(self, param, regularization):
+        # an L2Decay set on the parameter is fused into the momentum update instead
+        reg = getattr(param, "regularizer", None)
+        if isinstance(reg, L2Decay):
+            return None
+        return regularization if reg is None else reg
+
+    def _create_state(self, target, options):
+        return (self._add_accumulator(self._velocity_acc_str, target),)
+
+    def _update(self, params, grads, options):
+        weights, grads, states, low = self._prepare(params, grads, options)
+        mu = float(options["momentum"])
+        rescale = float(options["rescale_grad"])
+        if rescale != 1.0:
+            grads = torch._foreach_mul(grads, rescale)
+        default = options["regularization_coeff"] if options["regularization_method"] == "l2_decay" else 0.0
+        by_coeff = {}
+        for i, p in enumerate(params):
+            reg = getattr(p, "regularizer", None)
+            coeff = float(reg._coeff) if isinstance(reg, L2Decay) else (default if reg is None else 0.0)
+            if coeff != 0.0:
+                by_coeff.setdefault(coeff, []).append(i)
+        if by_coeff:
+            grads = list(grads)
+            for coeff, index in by_coeff.items():
+                decayed = torch._foreach_add([grads[i] for i in index], [weights[i] for i in index], alpha=coeff)
+                for i, g in zip(index, decayed):
+                    grads[i] = g
+        velocities = [s[0] for s in states]
+        torch._foreach_mul_(velocities, mu)
+        torch._foreach_add_(velocities, grads)
+        lrs = self._param_lrs(params)
+        if options["use_nesterov"]:
+            _sub_scaled_(weights, torch._foreach_add(grads, velocities, alpha=mu), lrs)
+        else:
+            _sub_scaled_(weights, velocities, lrs)
+        self._write_back(low)
