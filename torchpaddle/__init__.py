@@ -29,3 +29,5 @@ from . import optimizer, regularizer  # noqa: E402,F401
 from . import vision  # noqa: E402,F401
 from . import io, metric  # noqa: E402,F401
 from .distributed import DataParallel  # noqa: E402,F401
+from .hapi import Model, summary, flops  # noqa: E402,F401
+from . import hapi, callbacks  # noqa: E402,F401

@@ -33,6 +33,9 @@ class _CoeffDecay(WeightDecayRegularizer):
         super().__init__()
         self._coeff = coeff
 
+    def _value(self):
+        return float(self._coeff._t) if isinstance(self._coeff, Tensor) else float(self._coeff)
+
     def _term(self, p):
         raise NotImplementedError
 
@@ -43,7 +46,7 @@ class _CoeffDecay(WeightDecayRegularizer):
             return wrap(self._term(param._t))
 
     def __str__(self):
-        return f"{self._kind}, coeff={float(self._coeff):f}"
+        return f"{self._kind}, coeff={self._value():f}"
 
 
 class L1Decay(_CoeffDecay):
@@ -51,7 +54,7 @@ class L1Decay(_CoeffDecay):
     _kind = "L1Decay"
 
     def _term(self, p):
-        return torch.sign(p) * float(self._coeff)
+        return torch.sign(p) * self._value()
 
 
 class L2Decay(_CoeffDecay):
@@ -59,4 +62,4 @@ class L2Decay(_CoeffDecay):
     _kind = "L2Decay"
 
     def _term(self, p):
-        return p * float(self._coeff)
+        return p * self._value()

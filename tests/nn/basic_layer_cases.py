@@ -117,7 +117,8 @@ MULTI = {
     "embedding": (lambda nn: nn.Embedding(10, 4), [((3, 5), "int64", 0, 10, False)]),
     "embedding_padding": (lambda nn: nn.Embedding(10, 4, padding_idx=2), [((4, 6), "int64", 0, 4, False)]),
     "embedding_padding_neg": (lambda nn: nn.Embedding(6, 3, padding_idx=-1), [((2, 8), "int64", 0, 6, False)]),
-    "embedding_int32": (lambda nn: nn.Embedding(7, 2, sparse=True), [((5,), "int32", 0, 7, False)]),
+    # (sparse=True gives SelectedRows gradients in Paddle, which have no dense counterpart to compare)
+    "embedding_int32": (lambda nn: nn.Embedding(7, 2), [((5,), "int32", 0, 7, False)]),
 }
 
 INITS = {

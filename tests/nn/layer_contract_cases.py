@@ -92,10 +92,14 @@ def c_create_parameter_attrs(paddle):
                                 initializer=nn.initializer.Constant(1.5))
         p = layer.create_parameter([2, 3], attr=attr)
         q = layer.create_parameter([2], attr=nn.initializer.Constant(-1.0))
+        decay = paddle.regularizer.L2Decay(0.25)
+        r = layer.create_parameter([2], attr=paddle.ParamAttr(regularizer=decay, do_model_average=False))
+        s = layer.create_parameter([2], attr=decay)
         return {"attr_name_untouched": attr.name, "name": p.name, "optimize_attr": p.optimize_attr,
                 "trainable": p.trainable, "stop_gradient": p.stop_gradient, "need_clip": p.need_clip,
                 "persistable": p.persistable, "regularizer": p.regularizer, "p": p, "q": q,
-                "q_trainable": q.trainable, "q_type": type(q).__name__ in ("Parameter", "EagerParamBase")}
+                "q_trainable": q.trainable, "regularizers": [str(r.regularizer), str(s.regularizer)],
+                "do_model_average": [p.do_model_average, r.do_model_average], "q_type": type(q).__name__ in ("Parameter", "EagerParamBase")}
 
 
 def c_create_parameter_dtypes(paddle):
@@ -588,6 +592,9 @@ def c_misc(paddle):
         copied = copy.deepcopy(net)
         out["deepcopy_state"] = {k: record(v) for k, v in copied.state_dict().items()}
         out["deepcopy_distinct"] = copied.head.weight is not net.head.weight
+        out["deepcopy_names"] = [p.name.split("_deepcopy")[0] + ("_deepcopy" in p.name) * "_deepcopy"
+                                 for p in copied.parameters()]
+        out["deepcopy_full_name"] = copied.full_name() == net.full_name()
         out["deepcopy_training"] = copied.training
         return out
 

@@ -215,6 +215,7 @@ def c_loss_attributes(paddle):
                 "ctc": (nn.CTCLoss(blank=2).blank, nn.CTCLoss().zero_infinity),
                 "smooth": (nn.SmoothL1Loss(delta=2.0).delta, nn.SmoothL1Loss().is_huber),
                 "kl": nn.KLDivLoss("batchmean", True).log_target,
+                "rnnt": (nn.RNNTLoss(blank=1).blank, nn.RNNTLoss().fastemit_lambda, nn.RNNTLoss().reduction),
                 "reprs": [repr(l) for l in (bce, nll, ce, nn.MSELoss(), nn.CTCLoss(), nn.HSigmoidLoss(3, 4))]}
 
 

@@ -57,8 +57,8 @@ def test_dtype_and_default_dtype():
 
 
 def test_param_attr_initializer_and_name():
-    conv = paddle.nn.Conv2D(2, 3, 1, weight_attr=paddle.ParamAttr(name="w", initializer=paddle.nn.initializer.Constant(0.5)),
-                            bias_attr=paddle.nn.initializer.Constant(0.25))
+    weight_attr = paddle.ParamAttr(name="w", initializer=paddle.nn.initializer.Constant(0.5))
+    conv = paddle.nn.Conv2D(2, 3, 1, weight_attr=weight_attr, bias_attr=paddle.nn.initializer.Constant(0.25))
     assert conv.weight.name == "w"
     np.testing.assert_allclose(conv.weight.numpy(), 0.5)
     np.testing.assert_allclose(conv(paddle.ones([1, 2, 2, 2])).numpy(), 1.25)

@@ -4,7 +4,6 @@ gradients, casting, repr and lookups; plus torchpaddle-only checks of the docume
 import os
 import pickle
 import tempfile
-import warnings
 
 import numpy as np
 import pytest

@@ -30,8 +30,9 @@ def ours():
 @pytest.mark.conformance
 @pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_matches_real_paddle(name, reference, ours):
+    if name.startswith("unpool") and not hasattr(paddle.nn, f"MaxUnPool{name[6]}D"):
+        pytest.skip("nn.functional has no max_unpool yet, so MaxUnPool layers are not published")
     compare(ours[name], reference[name], name)
-
 
 
 def test_config_attributes_match_paddle_names():

@@ -37,6 +37,17 @@ def test_fixtures_are_what_paddle_writes_now(tmp_path):
             np.testing.assert_allclose(old[key], new[key], rtol=1e-6, atol=1e-7, err_msg=f"{module} {key}")
 
 
+def test_loads_a_checkpoint_saved_by_paddle():
+    state = paddle.load(os.path.join(harness.HERE, "lstm_bidirect.pdparams"))
+    io = np.load(os.path.join(harness.HERE, "lstm_bidirect_io.npz"))
+    layer = paddle.nn.LSTM(3, 4, num_layers=2, direction="bidirect")
+    missing, unexpected = layer.set_state_dict(state)
+    assert missing == [] and unexpected == []
+    out, (h, c) = layer(paddle.to_tensor(io["x"]), sequence_length=paddle.to_tensor(io["lengths"]))
+    for got, key in ((out, "out"), (h, "h"), (c, "c")):
+        np.testing.assert_allclose(got.numpy(), io[key], rtol=1e-5, atol=1e-6)
+
+
 # -- behaviour the fixtures cannot show ----------------------------------------------------------------------
 def _x(*shape, seed=0):
     return paddle.to_tensor(np.random.default_rng(seed).standard_normal(shape).astype("float32"))

@@ -1,7 +1,7 @@
 """Rows for nn.functional pooling: avg/max pool 1d/2d/3d (padding forms, ceil_mode, exclusive, divisor_override,
 return_mask) and the adaptive pools. The NumPy references loop over windows with Paddle's rules: output sizes
 truncate toward zero, ceil_mode keeps windows that start in the padding, non-exclusive averages divide by the
-full kernel, all-padding windows give lowest / -1 (max) and NaN (exclusive avg)."""
+window cut at input + leading padding, all-padding windows give lowest / -1 (max) and NaN (exclusive avg)."""
 import math
 
 import numpy as np
@@ -24,14 +24,16 @@ def np_pool(x, kind, ksize, stride, pairs, ceil_mode, exclusive=True):
     lowest = np.finfo(np.float32).min       # Paddle starts max pooling from -FLT_MAX for every dtype
     for pos in np.ndindex(*out):
         starts = [p * s - lo for p, s, (lo, _) in zip(pos, stride, pairs)]
+        # non-exclusive divisor: the window cut at input + leading padding (Paddle's rule)
+        divisor = math.prod(min(a + k, n + lo) - a for a, k, n, (lo, _) in zip(starts, ksize, sizes, pairs))
         ends = [min(a + k, n) for a, k, n in zip(starts, ksize, sizes)]
         starts = [max(a, 0) for a in starts]
-        box = tuple(slice(a, b) for a, b in zip(starts, ends))
+        box = tuple(slice(a, max(a, b)) for a, b in zip(starts, ends))
         win = x[(slice(None), slice(None)) + box]
-        count = int(np.prod([max(b - a, 0) for a, b in zip(starts, ends)]))
+        count = int(np.prod([b - a for a, b in zip(starts, ends)]))   # may be <= 0 for all-padding windows
         target = (slice(None), slice(None)) + pos
         if kind == "max":
-            if count == 0:
+            if any(b <= a for a, b in zip(starts, ends)):
                 values[target], index[target] = lowest, -1
                 continue
             flat = win.reshape(win.shape[:2] + (-1,))
@@ -42,7 +44,7 @@ def np_pool(x, kind, ksize, stride, pairs, ceil_mode, exclusive=True):
         else:
             total = win.reshape(win.shape[:2] + (-1,)).sum(-1)
             with np.errstate(invalid="ignore", divide="ignore"):
-                values[target] = total / (count if exclusive else math.prod(ksize))
+                values[target] = total / (count if exclusive else divisor)
     return values, index
 
 
@@ -63,7 +65,8 @@ def ref_avg(nd):
         pairs, _ = np_pairs(padding, x.shape[2:], k, s, [1] * nd, data_format.endswith("C"))
         out, _ = np_pool(x, "avg", k, s, pairs, ceil_mode, exclusive)
         if divisor_override is not None:
-            out = out * math.prod(k) / divisor_override
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = out * math.prod(k) / divisor_override
         return _back(out, data_format)
     return ref
 
@@ -198,13 +201,21 @@ def _edge_samples(kind):
         out = [Sample((x, 2), dict(stride=2, padding=1, ceil_mode=True)),
                Sample((x, 2), dict(stride=2, padding=2)),
                Sample((x, 9)),          # kernel 2 wider than the input: one window (C++ truncation)
+               Sample((x, [2, 12]), dict(stride=[1, 12], padding=[0, 1])),
                Sample((x, 3), dict(stride=4, padding=1, ceil_mode=True))]
         if kind == "max":
             out += [Sample((x, 2), dict(stride=2, padding=1, ceil_mode=True, return_mask=True)),
                     Sample((x, 2), dict(stride=2, padding=2, return_mask=True))]
         else:
             out += [Sample((x, 2), dict(stride=2, padding=1, ceil_mode=True, exclusive=False)),
-                    Sample((x, 3), dict(padding=1, divisor_override=0))]
+                    Sample((x, [2, 12]), dict(stride=[1, 12], padding=[0, 1], exclusive=False)),
+                    Sample((x, 3), dict(stride=2, padding=[0, 2, 1, 0], exclusive=False)),
+                    Sample((x, [3, 4]), dict(stride=3, padding=[[0, 0], [0, 0], [1, 1], [0, 1]], ceil_mode=True,
+                                             exclusive=False)),
+                    Sample((T(np.ones((1, 1, 8, 5))), 3), dict(stride=3, padding="SAME", exclusive=False)),
+                    Sample((x, 3), dict(padding=1, divisor_override=0)),
+                    Sample((x, 1), dict(padding=2)),            # all-padding windows: 0, -0 or NaN
+                    Sample((x, [1, 2]), dict(padding=[2, 0], ceil_mode=True))]
         return out
     return make
 

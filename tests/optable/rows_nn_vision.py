@@ -64,9 +64,11 @@ def ref_interpolate(x, size=None, scale_factor=None, mode="nearest", align_corne
         scales = [float(scale_factor)] * nd if np.ndim(scale_factor) == 0 else [float(s) for s in scale_factor]
         sizes = [int(np.float32(n) * np.float32(s)) for n, s in zip(in_sizes, scales)]
     out = x.astype(np.float64)
+    if list(sizes) == list(in_sizes):
+        return np.moveaxis(out, 1, -1) if last else out
     for i in range(nd):
         n_in, n_out, s = in_sizes[i], sizes[i], scales[i]
-        if n_out <= 1:
+        if n_out <= 1 and (align_corners or mode in ("bilinear", "bicubic", "nearest")):
             ratio = 0.0
         elif align_corners:
             ratio = np.float32(n_in - 1) / np.float32(n_out - 1)
@@ -106,6 +108,10 @@ def _interp_samples(rng, dtype):
         Sample((r(1, 3, 4, 2),), dict(scale_factor=[1.5, 0.8], mode="bilinear", align_mode=1, data_format="NHWC")),
         Sample((r(1, 2, 5, 3),), dict(size=[6, 1], mode="bilinear", align_corners=True)),
         Sample((r(1, 2, 2, 3, 4),), dict(scale_factor=[1.5, 2, 0.5])),
+        Sample((r(1, 2, 4),), dict(size=[1], mode="linear")),
+        Sample((r(1, 2, 2, 2, 4),), dict(size=[1, 1, 3], mode="trilinear")),
+        Sample((r(1, 2, 1, 2),), dict(scale_factor=1.3, mode="bicubic")),
+        Sample((r(1, 2, 3, 4),), dict(scale_factor=[1.2, 1.1], mode="bilinear", align_mode=1)),
     ]
 
 

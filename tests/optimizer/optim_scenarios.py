@@ -61,9 +61,14 @@ OPTIMIZERS = {
     "Lamb": ("Lamb", {"learning_rate": 0.05, "lamb_weight_decay": 0.01}, {"beta1": 0.8}),
     "LambNoDecay": ("Lamb", {"learning_rate": 0.05, "lamb_weight_decay": 0.0}, {"beta1": 0.8}),
     "LambAdapt": ("Lamb", {"learning_rate": 0.05, "lamb_weight_decay": 0.0, "always_adapt": True}, {}),
+    "NAdam": ("NAdam", {"learning_rate": 0.05}, {"momentum_decay": 0.01}),
+    "RAdam": ("RAdam", {"learning_rate": 0.05, "beta2": 0.9}, {"beta1": 0.7}),
+    "ASGD": ("ASGD", {"learning_rate": 0.1, "batch_num": 3}, {}),
+    "Rprop": ("Rprop", {"learning_rate": 0.05, "etas": (0.4, 1.3)}, {}),
 }
-# optimizers whose weight_decay is not a regularizer (AdamW: decoupled float; Lamb: none)
-_OWN_DECAY = {"AdamW", "Lamb"}
+# optimizers whose weight_decay is not a regularizer (AdamW: decoupled float; Lamb, Rprop: none)
+_OWN_DECAY = {"AdamW", "Lamb", "Rprop"}
+_NO_SCHEDULER = {"Rprop"}  # Rprop compares learning_rate with its range, so it takes floats only
 
 
 def _variants(cls_name):
@@ -97,7 +102,8 @@ def _variants(cls_name):
         ps["w"].optimize_attr["learning_rate"] = 0.5
         lr = P.optimizer.lr.StepDecay(0.1, step_size=3, gamma=0.5)
         return list(ps.values()), {"learning_rate": lr}, lr
-    out["sched"] = sched
+    if cls_name not in _NO_SCHEDULER:
+        out["sched"] = sched
 
     def frozen(P, ps):
         ps["u"].stop_gradient = True
@@ -174,6 +180,11 @@ def train(P, opt, params, steps, x, target, scheduler=None):
         for name, p in params.items():
             history[name].append(p.numpy().copy())
     return {name: np.stack(values) for name, values in history.items()}, np.array(losses)
+
+
+def flatten(history):
+    """{param: [steps, *shape]} -> one [steps, total] array, parameters in SHAPES order (the fixture layout)."""
+    return np.concatenate([history[name].reshape(len(history[name]), -1) for name in SHAPES], axis=1)
 
 
 def run_scenario(P, scenario, steps=STEPS):
@@ -274,3 +285,43 @@ def isclose_tree(a, b, rel=1e-12):
     if a is None or b is None:
         return a is b
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-15)
+
+
+# -- LBFGS (closure-driven) ---------------------------------------------------------------------------------
+_LBFGS_A = np.array([[2.0, 0.5, 0.0, 0.3, 0.0], [0.0, 1.5, -0.4, 0.0, 0.2], [0.1, 0.0, 1.0, 0.5, 0.0],
+                     [0.0, -0.3, 0.0, 1.2, 0.4]], "float32")
+_LBFGS_B = np.array([1.0, -0.5, 0.3, 2.0], "float32")
+LBFGS_CASES = {
+    "plain": {"learning_rate": 0.5, "max_iter": 4, "history_size": 3},
+    "wolfe": {"learning_rate": 1.0, "max_iter": 6, "history_size": 4, "line_search_fn": "strong_wolfe"},
+}
+
+
+def run_lbfgs(P, case, steps=3):
+    """A smooth least-squares + quartic loss over two parameters; -> {param: [steps, *shape]} and the losses.
+
+    (A chaotic objective such as Rosenbrock would let float rounding flip line-search branches.)
+    """
+    init = {"a": np.array([-1.2, 1.0, 0.5], "float32"), "b": np.array([[1.5, -0.5]], "float32")}
+    with P.utils.unique_name.guard():
+        params = make_params(P, init)
+        opt = P.optimizer.LBFGS(parameters=list(params.values()), **LBFGS_CASES[case])
+
+        def closure():
+            opt.clear_grad()
+            a, b = params["a"], params["b"]
+            x = P.concat([a, P.reshape(b, [-1])])
+            r = P.matmul(P.to_tensor(_LBFGS_A), x) - P.to_tensor(_LBFGS_B)
+            loss = P.sum(r * r) + 0.1 * P.sum(x * x * x * x)
+            loss.backward()
+            return loss
+
+        history = {name: [] for name in params}
+        losses = []
+        for _ in range(steps):
+            losses.append(float(opt.step(closure)))
+            for name, p in params.items():
+                history[name].append(p.numpy().copy())
+    out = {name: np.stack(values) for name, values in history.items()}
+    out["loss"] = np.array(losses, "float32")
+    return out

@@ -196,3 +196,18 @@ def test_warm_restarts_resumes_from_a_paddle_state_dict(epochs):
         a.step()
         b.step()
         assert b() == pytest.approx(a(), rel=1e-12)
+
+
+def test_functional_forms_return_schedulers():
+    assert isinstance(lr.noam_decay(64, 10), lr.NoamDecay)
+    assert lr.exponential_decay(0.5, 100, 0.9)() == 0.5
+    assert isinstance(lr.natural_exp_decay(0.5, 100, 0.1), lr.NaturalExpDecay)
+    assert isinstance(lr.inverse_time_decay(0.5, 100, 0.1), lr.InverseTimeDecay)
+    assert isinstance(lr.polynomial_decay(0.5, 100), lr.PolynomialDecay)
+    assert isinstance(lr.cosine_decay(0.5, 10, 20), lr.CosineAnnealingDecay)
+    assert isinstance(lr.linear_lr_warmup(0.5, 5, 0.0, 0.5), lr.LinearWarmup)
+    assert lr.piecewise_decay([2], [0.5, 0.1])() == 0.5
+    with pytest.raises(ValueError):
+        lr.piecewise_decay([2, 3], [0.5, 0.1])
+    with pytest.raises(TypeError):
+        lr.cosine_decay(1, 10, 20)

@@ -1,5 +1,7 @@
 """Optimizer API: argument checking (Paddle's exception types), step/minimize/clear_grad behaviour,
 clippers and regularizers on their own, and the options Paddle's CPU build cannot run (rescale_grad, lr_ratio)."""
+import io
+
 import numpy as np
 import pytest
 import torch
@@ -64,6 +66,16 @@ BAD_CONSTRUCTION = [
     (lambda: opt_mod.Adagrad(None, parameters=[W]), AssertionError),
     (lambda: opt_mod.Lamb(0.1, beta1=None, parameters=[W]), AssertionError),
     (lambda: opt_mod.Lamb(0.1, parameters=[W], exclude_from_weight_decay_fn="b"), TypeError),
+    (lambda: opt_mod.NAdam(-0.1, parameters=[W]), ValueError),
+    (lambda: opt_mod.NAdam(0.1, momentum_decay=-1.0, parameters=[W]), ValueError),
+    (lambda: opt_mod.NAdam(0.1, beta1=1.0, parameters=[W]), ValueError),
+    (lambda: opt_mod.RAdam(0.1, beta2=1.0, parameters=[W]), ValueError),
+    (lambda: opt_mod.RAdam(0.1, epsilon=-1.0, parameters=[W]), ValueError),
+    (lambda: opt_mod.ASGD(0.1, batch_num=0, parameters=[W]), ValueError),
+    (lambda: opt_mod.ASGD(None, parameters=[W]), ValueError),
+    (lambda: opt_mod.Rprop(0.1, learning_rate_range=(0.2, 1.0), parameters=[W]), ValueError),
+    (lambda: opt_mod.Rprop(0.1, etas=(1.1, 1.2), parameters=[W]), ValueError),
+    (lambda: opt_mod.Rprop(opt_mod.lr.StepDecay(0.1, 2), parameters=[W]), TypeError),
     (lambda: paddle.nn.ClipGradByValue(-1.0), AssertionError),
     (lambda: paddle.nn.ClipGradByValue("1"), TypeError),
     (lambda: paddle.nn.ClipGradByNorm("1"), TypeError),
@@ -355,3 +367,85 @@ def test_lazy_mode_with_sparse_gradients_touches_only_present_rows(cls_name):
         opt = opt_mod.Adam(0.1, parameters=[lazy_w], lazy_mode=True, weight_decay=0.1)
         lazy_w._t.grad = grads[1]
         opt.step()
+
+
+def test_found_inf_skips_the_update():
+    w = _param([1.0, 2.0])
+    opt = opt_mod.Adam(0.1, parameters=[w])
+    _backward(w)
+    opt._set_auxiliary_var("found_inf", paddle.to_tensor(True))
+    opt.step()
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
+    assert opt._get_auxiliary_var("found_inf") is True
+    opt._set_auxiliary_var("found_inf", paddle.to_tensor(False))
+    opt.step()
+    assert not np.array_equal(w.numpy(), [1.0, 2.0])
+
+
+def test_plain_tensors_as_parameters():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    opt = opt_mod.Momentum(0.5, parameters=[{"params": [x], "learning_rate": 0.5, "weight_decay": L2Decay(0.0)}])
+    (x * x).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(x.numpy(), [0.5, 1.0])
+
+
+def test_tensor_coefficients():
+    w = _param([1.0, -1.0])
+    opt = opt_mod.SGD(0.5, parameters=[w], weight_decay=L1Decay(paddle.to_tensor([0.5])))
+    (w * 0).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(w.numpy(), [0.75, -0.75])
+    assert str(L1Decay(paddle.to_tensor(0.5))) == "L1Decay, coeff=0.500000"
+
+
+def test_lbfgs_state_round_trip_and_errors():
+    def problem():
+        w = _param([1.5, -0.5, 2.0])
+        opt = opt_mod.LBFGS(learning_rate=0.5, max_iter=3, history_size=2, parameters=[w])
+
+        def closure():
+            opt.clear_grad()
+            loss = ((w - paddle.to_tensor([0.5, 1.0, -1.0])) ** 2).sum() + (w ** 4).sum() * 0.1
+            loss.backward()
+            return loss
+        return w, opt, closure
+
+    w, opt, closure = problem()
+    for _ in range(4):
+        opt.step(closure)
+    full = w.numpy().copy()
+    w, opt, closure = problem()
+    for _ in range(2):
+        opt.step(closure)
+    buffer = io.BytesIO()
+    paddle.save(opt.state_dict(), buffer)
+    buffer.seek(0)
+    state = paddle.load(buffer)
+    assert set(state["state"]) >= {"d", "alpha", "old_yk", "old_sk", "ro", "H_diag", "func_evals", "n_iter"}
+    w2, opt2, closure2 = problem()
+    w2.set_value(w)
+    opt2.set_state_dict(state)
+    for _ in range(2):
+        opt2.step(closure2)
+    np.testing.assert_allclose(w2.numpy(), full, rtol=1e-6)
+    with pytest.raises(NotImplementedError):
+        opt2.minimize(closure2())
+    with pytest.raises(TypeError):
+        opt2.step(None)
+    with pytest.raises(RuntimeError, match="strong_wolfe"):
+        opt_mod.LBFGS(parameters=[w2], line_search_fn="armijo").step(closure2)
+
+
+def test_static_mode_allows_parameters_none():
+    from torchpaddle.optimizer.optimizer import STATIC_MINIMIZE
+    paddle.enable_static()
+    try:
+        opt = opt_mod.SGD(0.1)
+        if STATIC_MINIMIZE[0] is None:
+            with pytest.raises(NotImplementedError, match="static"):
+                opt.minimize(None)
+    finally:
+        paddle.disable_static()
+    with pytest.raises(AttributeError):
+        opt_mod.SGD(0.1)

@@ -3,7 +3,6 @@ multi_precision master weights."""
 import io
 import os
 import subprocess
-import warnings
 
 import numpy as np
 import pytest
@@ -36,6 +35,10 @@ PADDLE_KEYS = {
                                       "w_beta2_pow_acc_0"],
     ("Momentum", ()): ["w_velocity_0"],
     ("SGD", ()): [],
+    ("NAdam", ()): ["w_momentum_decay_pow_0", "w_beta2_pow_0", "w_mu_product_0", "w_moment1_0", "w_moment2_0"],
+    ("RAdam", ()): ["w_beta1_pow_0", "w_beta2_pow_0", "w_rho_0", "w_moment1_0", "w_moment2_0"],
+    ("ASGD", (("batch_num", 2),)): ["w_d_0", "w_y_0", "w_m_0"],
+    ("Rprop", ()): ["w_prevs_0", "w_learning_rates_0"],
 }
 
 
@@ -50,7 +53,8 @@ def test_state_dict_keys_match_paddle(cls_name, kwargs):
         state = opt.state_dict()
     assert list(state) == PADDLE_KEYS[(cls_name, kwargs)]
     for key, value in state.items():
-        assert value.name == key and value.dtype == paddle.float32
+        assert value.name == key
+        assert value.dtype == (paddle.int64 if key == "w_m_0" else paddle.float32)
     assert opt.get_opti_var_name_list() == PADDLE_KEYS[(cls_name, kwargs)]
 
 
@@ -69,7 +73,7 @@ def test_beta_pow_accumulators_hold_powers():
 # -- round trip mid-training ------------------------------------------------------------------------------
 ROUND_TRIP = ["SGD/sched", "Momentum/groups", "MomentumNesterov/wd_l2", "Adam/sched", "AdamAmsgrad/plain",
               "AdamW/apply_decay", "Adamax/groups", "Adagrad/plain", "Adadelta/plain", "RMSPropCentered/plain",
-              "Lamb/exclude", "Adam/groups"]
+              "Lamb/exclude", "Adam/groups", "NAdam/sched", "RAdam/groups", "ASGD/plain", "Rprop/plain"]
 
 
 def _half_and_resume(scenario, guard):

@@ -10,7 +10,6 @@ from ..framework.tensor import Tensor, wrap
 
 __all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
 
-_LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
 class ClipGradBase:

@@ -32,6 +32,10 @@ class Decoder:
         return False
 
 
+class _TokenRangeError(IndexError, ValueError):
+    """A token id outside the vocabulary: Paddle fails with IndexError there; a ValueError as well."""
+
+
 def _float_dtype():
     # Paddle builds the beam scores in float32 unless the default dtype is float64.
     return "float64" if _dtype.get_default_dtype() == "float64" else "float32"
@@ -114,7 +118,7 @@ class BeamSearchDecoder(Decoder):
     def _beam_search_step(self, time, logits, next_cell_states, beam_state):
         self.vocab_size = logits.shape[-1]
         if not 0 <= self.end_token < self.vocab_size:
-            raise ValueError(f"BeamSearchDecoder: end_token {self.end_token} is outside the vocabulary "
+            raise _TokenRangeError(f"BeamSearchDecoder: end_token {self.end_token} is outside the vocabulary "
                              f"[0, {self.vocab_size})")
         self.vocab_size_tensor = _P.full([1], self.vocab_size, dtype="int64")
         noend = np.full([self.vocab_size], -self.kinf, dtype=_float_dtype())

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from ..framework.tensor import Tensor
-from .optimizer import Optimizer, _one_minus, _pow_values, _scalar
+from .optimizer import Optimizer, _advance_pows, _one_minus, _read_pows, _scalar
 
 __all__ = ["Adam"]
 
@@ -53,7 +53,7 @@ class _AdamBase(Optimizer):
                                       shape=[1], device="cpu")
                 for name, beta, default in ((self._beta1_pow_acc_str, "beta1", 0.9),
                                             (self._beta2_pow_acc_str, "beta2", 0.999))]
-        return (m1, m2, m2_max, pows[0], pows[1])
+        return (m1, m2, m2_max, pows[0].numpy(), pows[1].numpy())
 
     def _keeps_sparse(self, options):
         return bool(options.get("lazy_mode"))
@@ -75,16 +75,14 @@ class _AdamBase(Optimizer):
         real = np.float64 if acc is torch.float64 else np.float32
         b1_pows = [s[3] for s in states]
         b2_pows = [s[4] for s in states]
-        b1p = _pow_values(b1_pows).astype(real)
-        b2p = _pow_values(b2_pows).astype(real)
+        b1p, b2p = _read_pows(b1_pows), _read_pows(b2_pows)
         one = real(1)
         root = np.sqrt(one - b2p)
         step_sizes = np.asarray(lrs, dtype=real) * (root / (one - b1p))
         eps = real(epsilon) * root
         m1 = [s[0] for s in states]
         m2 = [s[1] for s in states]
-        torch._foreach_mul_(m1, beta1)
-        torch._foreach_add_(m1, grads, alpha=_one_minus(beta1, acc))
+        torch._foreach_lerp_(m1, grads, _one_minus(beta1, acc))
         torch._foreach_mul_(m2, beta2)
         torch._foreach_addcmul_(m2, grads, grads, value=_one_minus(beta2, acc))
         if self._amsgrad:
@@ -95,8 +93,8 @@ class _AdamBase(Optimizer):
         denom = torch._foreach_sqrt(second)
         torch._foreach_add_(denom, eps.tolist())
         torch._foreach_addcdiv_(weights, m1, denom, (-step_sizes).tolist())
-        torch._foreach_mul_(b1_pows, beta1)
-        torch._foreach_mul_(b2_pows, beta2)
+        _advance_pows(b1_pows, b1p, beta1)
+        _advance_pows(b2_pows, b2p, beta2)
 
 
     def _lazy_adam_step(self, weight, grad, state, lr, options, decay=0.0):
@@ -104,7 +102,7 @@ class _AdamBase(Optimizer):
         beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
         m1, m2, m2_max, b1_pow, b2_pow = state
         real = np.float64 if m1.dtype is torch.float64 else np.float32
-        b1p, b2p = real(b1_pow.item()), real(b2_pow.item())
+        b1p, b2p = b1_pow[0], b2_pow[0]
         root = np.sqrt(real(1) - b2p)
         grad = grad.coalesce()
         rows, values = grad.indices()[0], grad.values()
@@ -118,8 +116,8 @@ class _AdamBase(Optimizer):
             m2_max[rows] = r2
         step = float(real(lr) * (root / (real(1) - b1p)))
         weight[rows] = weight[rows] - step * r1 / (torch.sqrt(r2) + float(real(_scalar(options["epsilon"])) * root))
-        b1_pow.mul_(beta1)
-        b2_pow.mul_(beta2)
+        _advance_pows([b1_pow], b1_pow.copy(), beta1)
+        _advance_pows([b2_pow], b2_pow.copy(), beta2)
 
 
 class Adam(_AdamBase):

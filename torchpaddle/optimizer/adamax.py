@@ -6,7 +6,7 @@ power advances after the update.
 import numpy as np
 import torch
 
-from .optimizer import Optimizer, _one_minus, _pow_values, _scalar
+from .optimizer import Optimizer, _advance_pows, _one_minus, _read_pows, _scalar
 
 __all__ = ["Adamax"]
 
@@ -40,9 +40,9 @@ class Adamax(Optimizer):
         acc = torch.float32 if dtype in _LOW_PRECISION else dtype
         moment = self._add_accumulator(self._moment_acc_str, target, dtype=acc)
         inf_norm = self._add_accumulator(self._inf_norm_acc_str, target, dtype=acc)
-        b1p = self._add_accumulator(self._beta1_pow_acc_str, target, fill_value=_scalar(options["beta1"]),
+        b1p = self._add_accumulator(self._beta1_pow_acc_str, target, dtype=acc, fill_value=_scalar(options["beta1"]),
                                     shape=[1], device="cpu")
-        return (moment, inf_norm, b1p)
+        return (moment, inf_norm, b1p.numpy())
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
@@ -53,7 +53,7 @@ class Adamax(Optimizer):
         moments = [s[0] for s in states]
         norms = [s[1] for s in states]
         b1_pows = [s[2] for s in states]
-        b1p = _pow_values(b1_pows).astype(real)
+        b1p = _read_pows(b1_pows).astype(real)
         step_sizes = np.asarray(self._param_lrs(params), dtype=real) / (real(1) - b1p)
         torch._foreach_mul_(moments, beta1)
         torch._foreach_add_(moments, grads, alpha=_one_minus(beta1, acc))
@@ -61,5 +61,5 @@ class Adamax(Optimizer):
         torch._foreach_add_(norms, epsilon)
         torch._foreach_maximum_(norms, torch._foreach_abs(grads))
         torch._foreach_addcdiv_(weights, moments, norms, (-step_sizes).tolist())
-        torch._foreach_mul_(b1_pows, beta1)
+        _advance_pows(b1_pows, _read_pows(b1_pows), beta1)
         self._write_back(low)

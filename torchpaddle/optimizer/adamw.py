@@ -5,12 +5,11 @@ Before the Adam update, ``param *= 1 - lr * lr_ratio(param) * coeff`` for parame
 NOTE: Paddle's CPU build refuses ``lr_ratio`` (NotImplementedError); torchpaddle implements it everywhere
 with the GPU kernel's meaning.
 """
+import torch
+
 from ..framework.tensor import Tensor
 from .adam import _AdamBase, _check_betas
-from .lr import LRScheduler
-from .optimizer import _ParameterTypeError, _check_parameters
-
-import torch
+from .optimizer import _optimize_attr, _scalar
 
 __all__ = ["AdamW"]
 
@@ -29,7 +28,7 @@ class AdamW(_AdamBase):
         if apply_decay_param_fun is not None and not callable(apply_decay_param_fun):
             raise TypeError(f"AdamW: apply_decay_param_fun must be callable, got "
                             f"{type(apply_decay_param_fun).__name__}")
-        self._weight_decay = float(weight_decay)
+        self._weight_decay = _scalar(weight_decay)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
         self._lazy_mode = lazy_mode
         self._apply_decay_param_fun = apply_decay_param_fun
@@ -51,14 +50,14 @@ class AdamW(_AdamBase):
     def _set_group_param_attrs(self, group):
         # AdamW keeps its decay out of the gradient, so groups leave the parameters' regularizers alone
         for p in group["params"]:
-            p.optimize_attr["learning_rate"] = group.get("learning_rate", 1.0)
+            _optimize_attr(p)["learning_rate"] = group.get("learning_rate", 1.0)
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
         lrs = self._param_lrs(params)
         if self._lr_ratio is not None:
             lrs = [lr * float(self._lr_ratio(p)) for lr, p in zip(lrs, params)]
-        coeff = float(options["weight_decay"])
+        coeff = _scalar(options["weight_decay"])
         decide = self._apply_decay_param_fun
         decays = [coeff if coeff != 0.0 and (decide is None or decide(p.name)) else 0.0 for p in params]
         dense = [i for i, g in enumerate(grads) if g.layout is torch.strided]

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from .adam import _AdamBase
-from .optimizer import _one_minus, _pow_values, _scalar
+from .optimizer import _advance_pows, _one_minus, _read_pows, _scalar
 
 __all__ = ["Lamb"]
 
@@ -44,8 +44,7 @@ class Lamb(_AdamBase):
         real = np.float64 if acc is torch.float64 else np.float32
         b1_pows = [s[3] for s in states]
         b2_pows = [s[4] for s in states]
-        b1p = _pow_values(b1_pows).astype(real)
-        b2p = _pow_values(b2_pows).astype(real)
+        b1p, b2p = _read_pows(b1_pows), _read_pows(b2_pows)
         m1 = [s[0] for s in states]
         m2 = [s[1] for s in states]
         torch._foreach_mul_(m1, beta1)
@@ -76,6 +75,6 @@ class Lamb(_AdamBase):
         lrs = torch.tensor(self._param_lrs(params), dtype=trust.dtype, device=trust.device)
         scales = (-(lrs * trust)).unbind()
         torch._foreach_add_(weights, torch._foreach_mul(ratios, [s.to(r.dtype) for s, r in zip(scales, ratios)]))
-        torch._foreach_mul_(b1_pows, beta1)
-        torch._foreach_mul_(b2_pows, beta2)
+        _advance_pows(b1_pows, b1p, beta1)
+        _advance_pows(b2_pows, b2p, beta2)
         self._write_back(low)

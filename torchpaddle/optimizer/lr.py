@@ -626,3 +626,58 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.last_epoch = math.floor(epoch)
         self.last_lr = self.get_lr()
         self._report()
+
+
+# -- the 1.x functional forms (not in __all__, as in Paddle); in dygraph mode they return a scheduler ----------
+def _dygraph_only(name):
+    from ..framework.mode import in_dynamic_mode
+    if not in_dynamic_mode():
+        raise NotImplementedError(f"paddle.optimizer.lr.{name}: the static-graph form (a decayed learning-rate "
+                                  "variable driven by a global step counter) is not supported; pass an "
+                                  "LRScheduler to the optimizer instead")
+
+
+def noam_decay(d_model, warmup_steps, learning_rate=1.0):
+    _dygraph_only("noam_decay")
+    return NoamDecay(d_model, warmup_steps, learning_rate=learning_rate)
+
+
+def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    # NOTE: as in Paddle's dygraph branch, decay_steps and staircase are ignored
+    _dygraph_only("exponential_decay")
+    return ExponentialDecay(learning_rate, decay_rate)
+
+
+def natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    _dygraph_only("natural_exp_decay")
+    return NaturalExpDecay(learning_rate, decay_rate)
+
+
+def inverse_time_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    _dygraph_only("inverse_time_decay")
+    return InverseTimeDecay(learning_rate, decay_rate)
+
+
+def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False):
+    _dygraph_only("polynomial_decay")
+    return PolynomialDecay(learning_rate, decay_steps, end_learning_rate, power, cycle)
+
+
+def piecewise_decay(boundaries, values):
+    if len(values) - len(boundaries) != 1:
+        raise ValueError("len(values) - len(boundaries) should be 1")
+    _dygraph_only("piecewise_decay")
+    return PiecewiseDecay(boundaries, values)
+
+
+def cosine_decay(learning_rate, step_each_epoch, epochs):
+    if not isinstance(learning_rate, (float, Tensor)):
+        raise TypeError(f"The type of 'learning_rate' in cosine_decay must be float or Tensor, but received "
+                        f"{type(learning_rate)}.")
+    _dygraph_only("cosine_decay")
+    return CosineAnnealingDecay(learning_rate, epochs)
+
+
+def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
+    _dygraph_only("linear_lr_warmup")
+    return LinearWarmup(learning_rate, warmup_steps, start_lr, end_lr)

@@ -17,7 +17,7 @@ __all__ = ["Momentum"]
 def _l2_method(weight_decay):
     """(regularization_method, coeff) Paddle derives from a weight_decay argument."""
     if isinstance(weight_decay, L2Decay):
-        return "l2_decay", float(weight_decay._coeff)
+        return "l2_decay", weight_decay._value()
     if isinstance(weight_decay, float):
         return "l2_decay", weight_decay
     return "", 0.0
@@ -79,7 +79,7 @@ class Momentum(Optimizer):
         by_coeff = {}
         for i, p in enumerate(params):
             reg = getattr(p, "regularizer", None)
-            coeff = float(reg._coeff) if isinstance(reg, L2Decay) else (default if reg is None else 0.0)
+            coeff = reg._value() if isinstance(reg, L2Decay) else (default if reg is None else 0.0)
             if coeff != 0.0:
                 by_coeff.setdefault(coeff, []).append(i)
         if by_coeff:

@@ -20,7 +20,8 @@ import numpy as np
 import torch
 
 from ..framework import dtype as _dtype
-from ..framework.tensor import PaddleAssertionError, Tensor, wrap
+from ..framework.mode import in_dynamic_mode
+from ..framework.tensor import PaddleAssertionError, Tensor, unwrap, wrap
 from ..nn.clip import ClipGradBase
 from ..regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 from .lr import LambdaDecay, LRScheduler
@@ -29,6 +30,10 @@ __all__ = ["Optimizer"]
 
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 _COUNTER_SUFFIX = re.compile(r"_\d+$")
+
+# Set by the static layer: fn(optimizer, loss, startup_program, parameters, no_grad_set) appends the backward
+# and optimizer ops to the loss's program and returns (optimize_ops, params_grads).
+STATIC_MINIMIZE = [None]
 
 
 def _unique_name(key):
@@ -71,9 +76,16 @@ def _scalar(value):
     return float(value._t) if isinstance(value, Tensor) else float(value)
 
 
-def _pow_values(tensors):
-    """The values of the ``[1]``-shaped beta-power accumulators (kept on the CPU, as Paddle keeps them)."""
-    return torch.cat(tensors).numpy()
+# Beta-power accumulators are [1]-shaped CPU tensors, as in Paddle; optimizers keep NumPy views of them, since
+# one NumPy read/write per parameter costs far less than a torch op per parameter.
+def _read_pows(views):
+    return np.array([v[0] for v in views], dtype=views[0].dtype)
+
+
+def _advance_pows(views, values, beta):
+    """views[i] = values[i] * beta, rounded in the accumulators' dtype as Paddle's kernels round it."""
+    for view, value in zip(views, values * values.dtype.type(beta)):
+        view[0] = value
 
 
 def _check_parameters(parameters):
@@ -106,6 +118,14 @@ def _check_parameters(parameters):
     return parameters
 
 
+def _optimize_attr(param):
+    """The parameter's optimize_attr dict (created on plain Tensors passed as parameters)."""
+    attrs = getattr(param, "optimize_attr", None)
+    if attrs is None:
+        attrs = param.optimize_attr = {"learning_rate": 1.0}
+    return attrs
+
+
 def _check_weight_decay(weight_decay):
     if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer) or callable(weight_decay):
         return
@@ -122,7 +142,10 @@ class Optimizer:
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None, name=None):
         if parameters is None:
-            raise AttributeError("parameters argument given to the Optimizer should not be None in dygraph mode.")
+            if in_dynamic_mode():
+                raise AttributeError("parameters argument given to the Optimizer should not be None in dygraph "
+                                     "mode.")
+            parameters = []  # static graph: minimize() takes the program's parameters
         self._parameter_list = _check_parameters(parameters)
         self._name = name
         if not isinstance(learning_rate, (float, LRScheduler)):
@@ -154,6 +177,7 @@ class Optimizer:
         self._already_create_accumulator = set()
         self._param_states = {}  # param name -> the torch accumulators of that parameter, in creation order
         self._warned_low_precision = False
+        self._auxiliary_vars = {}
         self.helper = None
         self.clear_gradients = self.clear_grad
         self._default_dict = self._group_defaults()
@@ -197,7 +221,7 @@ class Optimizer:
             decay = L2Decay(float(decay))
         for p in group["params"]:
             p.regularizer = decay
-            p.optimize_attr["learning_rate"] = group.get("learning_rate", 1.0)
+            _optimize_attr(p)["learning_rate"] = group.get("learning_rate", 1.0)
 
     def _group_options(self, group):
         """Hyper-parameters for one step: the group's values over the optimizer's defaults."""
@@ -243,9 +267,10 @@ class Optimizer:
             lr = np.float32(lr)
         out = []
         for p in params:
-            scale = p.optimize_attr.get("learning_rate", 1.0) if p.optimize_attr else 1.0
+            attrs = getattr(p, "optimize_attr", None)
+            scale = attrs.get("learning_rate", 1.0) if attrs else 1.0
             if isinstance(scale, Tensor):
-                scale = float(scale)
+                scale = _scalar(scale)
             if scale == 1.0:
                 out.append(float(lr))
             else:
@@ -376,7 +401,7 @@ class Optimizer:
             if reg is None:
                 continue
             if type(reg) in (L1Decay, L2Decay):
-                key = (type(reg), float(reg._coeff))
+                key = (type(reg), reg._value())
             else:
                 key = (None, id(reg))
             bucket = buckets.get(key)
@@ -392,7 +417,7 @@ class Optimizer:
             elif kind is L1Decay:
                 new = torch._foreach_add(gs, torch._foreach_sign(ps), alpha=coeff)
             else:
-                new = [g + reg(params[i], wrap(g), None)._t for i, g in zip(index, gs)]
+                new = [g + unwrap(reg(params[i], wrap(g), None)) for i, g in zip(index, gs)]
             for i, g in zip(index, new):
                 grads[i] = g
         return params, grads
@@ -424,8 +449,24 @@ class Optimizer:
                     raise RuntimeError(f"{type(self).__name__} don't support weight_decay with sparse parameters, "
                                        "please set it to None.")
         params, grads = self._regularize(pairs, self.regularization)
-        if params:
+        if params and not self._skip_for_inf():
             self._update(params, grads, self._group_options(group))
+
+    def _skip_for_inf(self):
+        """GradScaler sets the auxiliary var ``found_inf``; a step with inf/nan gradients changes nothing."""
+        found_inf = self._auxiliary_vars.get("found_inf")
+        if found_inf is None:
+            return False
+        skip = bool(found_inf)
+        if isinstance(found_inf, Tensor):
+            self._auxiliary_vars["found_inf"] = skip
+        return skip
+
+    def _set_auxiliary_var(self, key, value):
+        self._auxiliary_vars[key] = value
+
+    def _get_auxiliary_var(self, key):
+        return self._auxiliary_vars.get(key)
 
     def _update(self, params, grads, options):
         raise NotImplementedError('Class "Optimizer" cannot be used directly as an optimizer, please use its '
@@ -456,6 +497,11 @@ class Optimizer:
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Apply the current gradients (eager Paddle does not run backward here); -> ([], params_grads)."""
+        if not in_dynamic_mode():
+            if STATIC_MINIMIZE[0] is None:
+                raise NotImplementedError(f"{type(self).__name__}.minimize: static-graph training needs "
+                                          "torchpaddle.static, which is not available")
+            return STATIC_MINIMIZE[0](self, loss, startup_program, parameters, no_grad_set)
         if not isinstance(loss, Tensor):
             raise TypeError(f"minimize: the loss should be a Tensor, got {type(loss).__name__}")
         params_grads = self.backward(loss, startup_program, parameters, no_grad_set)

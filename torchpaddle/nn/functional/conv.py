@@ -106,13 +106,21 @@ def _check_groups(api, groups, channels, num_filters=None):
 
 def _conv(api, nd, x, weight, bias, stride, padding, dilation, groups, data_format):
     channel_last = check_format(data_format, nd, api)
-    check_rank(x, nd + 2, api)
-    channels = x.shape[-1 if channel_last else 1]
+    shape = x.shape
+    if len(shape) != nd + 2:
+        raise ValueError(f"{api}: input x should be a {nd + 2}-D tensor, but received x with shape {list(shape)}")
+    channels = shape[-1 if channel_last else 1]
     num_filters = weight.shape[0]
     _check_groups(api, groups, channels, num_filters)
-    padding, algorithm = update_padding(padding, channel_last, nd, api)
-    stride = to_list(stride, nd, "stride")
-    dilation = to_list(dilation, nd, "dilation")
+    if padding.__class__ is int:
+        padding, algorithm = [padding] * nd, "EXPLICIT"
+        if padding[0] < 0:
+            raise ValueError(f"{api}: Invalid padding, all value should be larger than or equal to 0, "
+                             f"but received: {padding}")
+    else:
+        padding, algorithm = update_padding(padding, channel_last, nd, api)
+    stride = [stride] * nd if stride.__class__ is int else to_list(stride, nd, "stride")
+    dilation = [dilation] * nd if dilation.__class__ is int else to_list(dilation, nd, "dilation")
     depthwise = channels == groups and channels != 1 and num_filters % channels == 0
     if nd == 1:
         # Paddle runs 1-D convolutions as 2-D ones over a unit axis before L.

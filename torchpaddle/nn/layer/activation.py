@@ -23,7 +23,7 @@ class _Activation(Layer):
         for alias, real in self._aliases.items():
             if alias in kwargs and real not in kwargs:
                 kwargs[real] = kwargs.pop(alias)
-        bound = type(self).__signature__.bind(*args, **kwargs)
+        bound = self._init_signature.bind(*args, **kwargs)
         bound.apply_defaults()
         self._name = bound.arguments.pop("name")
         self._arg_names = tuple(bound.arguments)
@@ -51,11 +51,19 @@ def _activation(cls_name, fn, config=(), aliases=None, repr_formats=None, doc=""
     params = [inspect.Parameter(key, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default)
               for key, default in config]
     params.append(inspect.Parameter("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None))
-    cls = type(cls_name, (_Activation,), {
+    return type(cls_name, (_Activation,), {
         "_fn": fn, "_config": tuple(config), "_aliases": aliases or {}, "_repr_formats": repr_formats or {},
-        "__signature__": inspect.Signature(params), "__doc__": doc or f"Layer form of nn.functional.{fn}.",
-        "__module__": __name__})
-    return cls
+        "_init_signature": inspect.Signature(params), "__init__": _signed_init(params),
+        "__doc__": doc or f"Layer form of nn.functional.{fn}.", "__module__": __name__})
+
+
+def _signed_init(params):
+    """An ``__init__`` that shows Paddle's signature to ``inspect`` (and is not inherited by subclasses)."""
+    def __init__(self, *args, **kwargs):
+        _Activation.__init__(self, *args, **kwargs)
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    __init__.__signature__ = inspect.Signature([self_param] + params)
+    return __init__
 
 
 _SPECS = [

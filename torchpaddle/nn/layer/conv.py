@@ -47,8 +47,9 @@ class _ConvNd(Layer):
         self._kernel_size = _to_list(kernel_size, dims, "kernel_size")
         self._padding, self._padding_mode = padding, padding_mode
         self.output_padding = output_padding
-        if dims != 1:  # Paddle validates 2-D/3-D padding here, 1-D only in forward
-            _update_padding(padding, self._channel_dim != 1, dims, cls)
+        if dims != 1:  # Paddle validates 2-D/3-D padding here (1-D only in forward) and keeps the parsed form
+            self._updated_padding, self._padding_algorithm = _update_padding(padding, self._channel_dim != 1, dims,
+                                                                             cls)
         if transposed:
             if out_channels % groups != 0:
                 raise ValueError(f"{cls}: out_channels ({out_channels}) must be divisible by groups ({groups})")
@@ -60,6 +61,7 @@ class _ConvNd(Layer):
             if padding_mode != "zeros":
                 # F.pad wants [before, after] per spatial dim, last dim first; all equal here.
                 self._reversed_padding_repeated_twice = [padding] * (2 * dims)
+                self._updated_padding, self._padding_algorithm = [0] * dims, "EXPLICIT"
             shape = [out_channels, in_channels // groups] + self._kernel_size
             # NOTE: Paddle's fan is in_channels * prod(kernel), not divided by groups.
             fan_in = in_channels * math.prod(self._kernel_size)

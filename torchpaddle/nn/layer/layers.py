@@ -49,8 +49,8 @@ def _as_param_attr(attr):
         return ParamAttr(initializer=attr)
     if attr is True:
         return ParamAttr()
-    if attr is not None and type(attr).__name__ in ("L1Decay", "L2Decay", "L1DecayRegularizer",
-                                                     "L2DecayRegularizer"):
+    # paddle.regularizer sits above nn, so its base class is recognised by name
+    if any(cls.__name__ == "WeightDecayRegularizer" for cls in type(attr).__mro__):
         return ParamAttr(regularizer=attr)
     if isinstance(attr, str) and attr == "":
         return ParamAttr()
@@ -144,6 +144,9 @@ class Layer:
         if not self._forward_pre_hooks and not self._forward_post_hooks and \
                 (self._built or type(self)._build_once is Layer._build_once):
             return self.forward(*inputs, **kwargs)
+        return self._call_with_hooks(inputs, kwargs)
+
+    def _dygraph_call_func(self, *inputs, **kwargs):
         return self._call_with_hooks(inputs, kwargs)
 
     def _call_with_hooks(self, inputs, kwargs):
@@ -508,6 +511,9 @@ class Layer:
                                          keep_vars=kwargs.get("keep_vars", False))
         return self._state_dict_impl(*args, **kwargs)
 
+    def _obtain_parameters_buffers(self, destination=None, include_sublayers=True, structured_name_prefix=""):
+        return self._state_dict_impl(destination, include_sublayers, structured_name_prefix, use_hook=False)
+
     def to_static_state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="",
                              use_hook=True, keep_vars=True):
         """Like state_dict, but with the non-persistable buffers too."""
@@ -653,6 +659,13 @@ class Layer:
         elif not (isinstance(device, Place) and device.torch_device.type == "cuda"):
             raise TypeError(f"cuda: device must be an int, a paddle.CUDAPlace or None, got {type(device)}")
         return self._to_impl(device=device)
+
+    def xpu(self, device=None):
+        if device is None:
+            device = 0
+        if not isinstance(device, int) or isinstance(device, bool):
+            raise TypeError(f"xpu: device must be an int or None, got {type(device)}")
+        return self._to_impl(device=f"xpu:{device}")
 
     # -- attribute plumbing ----------------------------------------------------------------------------
     def __getstate__(self):

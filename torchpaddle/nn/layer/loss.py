@@ -27,7 +27,7 @@ class _Loss(Layer):
     _check = None          # extra constructor validation: f(cls_name, arguments)
 
     def __init__(self, *args, **kwargs):
-        bound = type(self).__signature__.bind(*args, **kwargs)
+        bound = self._init_signature.bind(*args, **kwargs)
         bound.apply_defaults()
         reduction = bound.arguments.get("reduction")
         if self._check_reduction and reduction is not None and reduction not in _REDUCTIONS:
@@ -52,13 +52,22 @@ class _Loss(Layer):
         return getattr(F, self._fn)(*bound.args, **self._config_values())
 
 
+def _signed_init(config):
+    """An ``__init__`` that shows Paddle's signature to ``inspect`` (and is not inherited by subclasses)."""
+    def __init__(self, *args, **kwargs):
+        _Loss.__init__(self, *args, **kwargs)
+    __init__.__signature__ = _signature([("self", _EMPTY)] + list(config))
+    return __init__
+
+
 def _loss(cls_name, fn, config, inputs=("input", "label"), private=False, check_reduction=True,
           input_aliases=None, check=None, doc=""):
     return type(cls_name, (_Loss,), {
         "_fn": fn, "_config": tuple(config), "_inputs": tuple(inputs), "_private": private,
         "_check_reduction": check_reduction, "_input_aliases": input_aliases or {},
         "_check": staticmethod(check) if check else None,
-        "__signature__": _signature(config), "_forward_signature": _signature([(i, _EMPTY) for i in inputs]),
+        "_init_signature": _signature(config), "__init__": _signed_init(config),
+        "_forward_signature": _signature([(i, _EMPTY) for i in inputs]),
         "__doc__": doc or f"Layer form of nn.functional.{fn}.", "__module__": __name__})
 
 

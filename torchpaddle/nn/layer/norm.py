@@ -142,7 +142,7 @@ class SyncBatchNorm(_BatchNormBase):
         self._check_data_format(self._data_format)
         return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
                             training=self.training, momentum=self._momentum, epsilon=self._epsilon,
-                            data_format=self._data_format, use_global_stats=not self.training)
+                            data_format=self._data_format)
 
     @classmethod
     def convert_sync_batchnorm(cls, layer):
@@ -187,11 +187,13 @@ class BatchNorm(Layer):
         self.training = not is_test
 
     def forward(self, input):
-        # Paddle's kernel: evaluation uses the running statistics unless trainable_statistics asks for batch ones.
-        test_mode = not self.training and not self._trainable_statistics
+        # F.batch_norm hands the kernel is_test=not training, and for an explicit use_global_stats U also
+        # trainable_statistics=not U; this choice reproduces Paddle's (is_test, use_global_stats,
+        # trainable_statistics) = (not training, use_global_stats, trainable_statistics) in every case that matters.
+        global_stats = True if self._use_global_stats else (False if self._trainable_statistics else None)
         out = F.batch_norm(input, self._mean, self._variance, weight=self.weight, bias=self.bias,
-                           training=not test_mode, momentum=self._momentum, epsilon=self._epsilon,
-                           data_format=self._data_layout, use_global_stats=self._use_global_stats or test_mode)
+                           training=self.training, momentum=self._momentum, epsilon=self._epsilon,
+                           data_format=self._data_layout, use_global_stats=global_stats)
         if self._act is None:
             return out
         activation = getattr(F, self._act, None) if isinstance(self._act, str) else None

@@ -5,8 +5,7 @@ from .. import functional as F
 from .layers import Layer
 
 __all__ = ["AvgPool1D", "AvgPool2D", "AvgPool3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AdaptiveAvgPool1D",
-           "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D", "AdaptiveMaxPool3D",
-           "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
+           "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D", "AdaptiveMaxPool3D"]
 
 
 class AvgPool1D(Layer):
@@ -245,3 +244,7 @@ class MaxUnPool3D(_MaxUnPoolNd):
 
     def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW", output_size=None, name=None):
         super().__init__(kernel_size, stride, padding, data_format, output_size, name)
+
+
+# The un-pooling layers are published only once nn.functional has max_unpool1d/2d/3d to run them.
+__all__ += [f"MaxUnPool{d}D" for d in (1, 2, 3) if hasattr(F, f"max_unpool{d}d")]

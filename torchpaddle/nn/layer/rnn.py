@@ -22,10 +22,6 @@ __all__ = ["RNNCellBase", "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "BiRNN"
 
 
 # -- nested structures (Paddle's utils.map_structure / flatten, for states that are tensors or tuples) --------
-def _is_seq(x):
-    return isinstance(x, (list, tuple, dict))
-
-
 def _flatten(x):
     if isinstance(x, dict):
         return [leaf for k in sorted(x) for leaf in _flatten(x[k])]
@@ -160,6 +156,11 @@ def _birnn(cell_fw, cell_bw, inputs, initial_states=None, sequence_length=None, 
     out_bw, states_bw = _unroll(cell_bw, inputs, states_bw, sequence_length, time_major, True, **kwargs)
     outputs = _map(lambda a, b: _P.concat([a, b], axis=-1), out_fw, out_bw)
     return outputs, (states_fw, states_bw)
+
+
+# Paddle's module-level functional forms (paddle.nn.layer.rnn.rnn / birnn).
+rnn = _unroll
+birnn = _birnn
 
 
 def split_states(states, bidirectional=False, state_components=1):
@@ -487,8 +488,8 @@ class RNNBase(LayerList):
         if not isinstance(inputs, Tensor):
             raise TypeError(f"{name}: inputs must be a Tensor, got {type(inputs).__name__}")
         if inputs.ndim != 3:
-            raise ValueError(f"{name}: inputs must be 3-D ({'[time, batch, input]' if self.time_major else '[batch, time, input]'}), "
-                             f"got shape {inputs.shape}")
+            layout = "[time, batch, input]" if self.time_major else "[batch, time, input]"
+            raise ValueError(f"{name}: inputs must be 3-D {layout}, got shape {inputs.shape}")
         batch_index = 1 if self.time_major else 0
         if initial_states is None:
             dims = ([self.proj_size or self.hidden_size], [self.hidden_size])

@@ -32,10 +32,6 @@ def check_rank(op_type, slot, t, ranks):
         raise ValueError(f"{op_type}: input {slot} must be a {want} tensor, got shape {list(t.shape)}")
 
 
-def channel_last(data_format):
-    return data_format in _CHANNEL_LAST
-
-
 def to_channel_first(t, data_format):
     return t.movedim(-1, 1) if data_format in _CHANNEL_LAST else t
 
@@ -112,6 +108,8 @@ def _conv_forward(op_type, nd, Input, Filter, strides, paddings, padding_algorit
                          f"groups={groups}")
     ksize = list(Filter.shape[2:])
     in_sizes = list(x.shape[2:])
+    if 0 in ksize or Filter.shape[0] == 0:
+        raise ValueError(f"{op_type}: Filter {list(Filter.shape)} has an empty kernel or no filters")
     pairs, dilations = padding_pairs(op_type, in_sizes, ksize, strides, dilations, paddings, padding_algorithm)
     for i in range(nd):
         extent = dilations[i] * (ksize[i] - 1) + 1
@@ -150,6 +148,8 @@ def _conv_transpose_forward(op_type, nd, Input, Filter, output_padding, output_s
         raise ValueError(f"{op_type}: the input channels ({x.shape[1]}) must be divisible by groups={groups}")
     ksize = list(Filter.shape[2:])
     in_sizes = list(x.shape[2:])
+    if 0 in ksize or Filter.shape[1] == 0:
+        raise ValueError(f"{op_type}: Filter {list(Filter.shape)} has an empty kernel or no output channels")
     pairs, dilations = padding_pairs(op_type, in_sizes, ksize, strides, dilations, paddings, padding_algorithm)
     if output_size and output_padding and any(output_padding):
         raise ValueError(f"{op_type}: output_padding is mutually exclusive with output_size")

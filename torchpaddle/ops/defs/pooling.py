@@ -26,7 +26,9 @@ def _check_input(op_type, X, nd):
 
 
 def _windows(op_type, in_sizes, ksize, strides, paddings, padding_algorithm, ceil_mode):
-    """-> (padding pairs, output sizes) by Paddle's rule."""
+    """-> (padding pairs, output sizes, kernel, strides) by Paddle's rule. Along a dim with a single window the
+    kernel is cut to the padded input (the rest of that window holds nothing) and the stride to the kernel,
+    so huge values never reach torch; ``ksize`` is still what a non-exclusive average divides by."""
     nd = len(in_sizes)
     if len(ksize) != nd or len(strides) != nd:
         raise ValueError(f"{op_type}: ksize {list(ksize)} and strides {list(strides)} must hold {nd} ints")
@@ -41,14 +43,19 @@ def _windows(op_type, in_sizes, ksize, strides, paddings, padding_algorithm, cei
             raise ValueError(f"{op_type}: the kernel {list(ksize)} is larger than the padded input: spatial dim "
                              f"{i} has size {in_sizes[i]} with padding {list(pairs[i])}")
         out.append(size)
-    return pairs, out
+    kernel, stride = list(ksize), list(strides)
+    for i in range(nd):
+        if out[i] == 1:
+            kernel[i] = min(kernel[i], in_sizes[i] + pairs[i][0] + pairs[i][1])
+            stride[i] = kernel[i]
+    return pairs, out, kernel, stride
 
 
 def _torch_native(pairs, ksize, out, in_sizes, strides):
-    """Whether torch's own padding gives Paddle's windows: symmetric, at most half the kernel, and the same
-    window count without ceil_mode."""
+    """Whether torch's own padding gives Paddle's windows: symmetric, at most half the kernel, a kernel that
+    fits the unpadded input (torch checks that), and the same window count without ceil_mode."""
     for (lo, hi), k, o, n, s in zip(pairs, ksize, out, in_sizes, strides):
-        if lo != hi or 2 * lo > k or o != (n + 2 * lo - k) // s + 1 or n + 2 * lo < k:
+        if lo != hi or 2 * lo > k or o != (n + 2 * lo - k) // s + 1 or n < k:
             return False
     return True
 
@@ -93,21 +100,34 @@ def _max_pool(x, ksize, strides, pairs, out, with_index):
     return values, _unpadded_index(index, list(xp.shape[2:]), full, in_sizes)
 
 
-def _avg_pool(x, ksize, strides, pairs, out, exclusive):
+def _avg_pool(x, ksize, strides, pairs, out, exclusive, full_ksize, full_strides):
     nd = len(ksize)
     in_sizes = list(x.shape[2:])
     if _torch_native(pairs, ksize, out, in_sizes, strides):
         return _AVG[nd](x, ksize, strides, [lo for lo, _ in pairs], count_include_pad=not exclusive)
     xp, _ = _pad_to_windows(x, pairs, ksize, strides, out, 0.0)
-    mean = _AVG[nd](xp, ksize, strides)          # divides by the full kernel size
-    if not exclusive:
-        return mean
-    ones = torch.ones([1, 1] + in_sizes, dtype=x.dtype, device=x.device)
-    share, _ = _pad_to_windows(ones, pairs, ksize, strides, out, 0.0)
-    return mean / _AVG[nd](share, ksize, strides)   # 0/0 -> NaN for all-padding windows, as in Paddle
+    mean = _AVG[nd](xp, ksize, strides)          # window sum / prod(ksize)
+    # NOTE: Paddle's divisor, per dim, for a window starting at a (padding included):
+    #   exclusive:      min(a + k, n) - max(a, 0)   -- 0 (so 0/0 = NaN) or negative (-0) for all-padding windows
+    #   non-exclusive:  min(a + k, n + leading padding) - a   -- cut at the leading, not the trailing, padding
+    cut = 1
+    divisor = torch.ones([1, 1] + [1] * nd, dtype=x.dtype, device=x.device)
+    for i, ((lo, _), k, s, o, n) in enumerate(zip(pairs, full_ksize, full_strides, out, in_sizes)):
+        starts = torch.arange(o, device=x.device) * s - lo
+        if exclusive:
+            size = torch.clamp(starts + k, max=n) - torch.clamp(starts, min=0)
+        else:
+            size = torch.clamp(starts + k, max=n + lo) - starts
+        shape = [1] * (nd + 2)
+        shape[2 + i] = o
+        divisor = divisor * size.to(x.dtype).reshape(shape)
+        cut *= ksize[i]
+    return mean * cut / divisor
 
 
-def _adaptive_sizes(op_type, ksize, nd):
+def _adaptive_sizes(op_type, ksize, nd, x):
+    if 0 in x.shape[2:]:
+        raise ValueError(f"{op_type}: adaptive pooling needs non-empty spatial dims, got input {list(x.shape)}")
     if len(ksize) != nd:
         raise ValueError(f"{op_type}: the adaptive output size must hold {nd} ints, got {list(ksize)}")
     for k in ksize:
@@ -125,14 +145,15 @@ def _pool(op_type, nd, X, pooling_type, ksize, global_pooling, strides, paddings
     if global_pooling:
         ksize, paddings, padding_algorithm, adaptive = [1] * nd, [0] * nd, "EXPLICIT", True
     if adaptive:
-        sizes = _adaptive_sizes(op_type, ksize, nd)
+        sizes = _adaptive_sizes(op_type, ksize, nd, x)
         fn = _ADAPTIVE_MAX[nd] if pooling_type == "max" else _ADAPTIVE_AVG[nd]
         return from_channel_first(fn(x, sizes), data_format)
-    pairs, out = _windows(op_type, list(x.shape[2:]), ksize, strides, paddings, padding_algorithm, ceil_mode)
+    pairs, out, kernel, stride = _windows(op_type, list(x.shape[2:]), ksize, strides, paddings, padding_algorithm,
+                                          ceil_mode)
     if pooling_type == "max":
-        y = _max_pool(x, list(ksize), list(strides), pairs, out, False)
+        y = _max_pool(x, kernel, stride, pairs, out, False)
     else:
-        y = _avg_pool(x, list(ksize), list(strides), pairs, out, exclusive)
+        y = _avg_pool(x, kernel, stride, pairs, out, exclusive, list(ksize), list(strides))
     return from_channel_first(y, data_format)
 
 
@@ -141,14 +162,15 @@ def _max_pool_with_index(op_type, nd, X, ksize, global_pooling, strides, padding
     if global_pooling:
         ksize, paddings, adaptive = [1] * nd, [0] * nd, True
     if adaptive:
-        values, index = _ADAPTIVE_MAX[nd](X, _adaptive_sizes(op_type, ksize, nd), return_indices=True)
+        values, index = _ADAPTIVE_MAX[nd](X, _adaptive_sizes(op_type, ksize, nd, X), return_indices=True)
         return values, index.to(torch.int32)
     if len(paddings) != nd:
         # NOTE: unlike pool2d, Paddle's with-index kernel takes only symmetric paddings.
         raise ValueError(f"{op_type}: paddings {list(paddings)} must hold {nd} ints (one per spatial dim); "
                          f"asymmetric padding is not supported with return_mask")
-    pairs, out = _windows(op_type, list(X.shape[2:]), ksize, strides, paddings, "EXPLICIT", ceil_mode)
-    values, index = _max_pool(X, list(ksize), list(strides), pairs, out, True)
+    pairs, out, kernel, stride = _windows(op_type, list(X.shape[2:]), ksize, strides, paddings, "EXPLICIT",
+                                          ceil_mode)
+    values, index = _max_pool(X, kernel, stride, pairs, out, True)
     return values, index.to(torch.int32)
 
 

@@ -13,7 +13,6 @@ import torch
 import torch.nn.functional as F
 
 from ...framework.dtype import from_torch_dtype
-from ...framework.tensor import PaddleAssertionError
 from ..registry import op
 from .conv import KernelDtypeError, check_float, from_channel_first, to_channel_first, torch_pad
 
@@ -30,8 +29,10 @@ def _f32(v):
     return float(np.float32(v))
 
 
-def _ratio(n_in, n_out, scale, align_corners):
-    if n_out <= 1:
+def _ratio(method, n_in, n_out, scale, align_corners):
+    # NOTE: Paddle's bilinear, bicubic and nearest kernels use ratio 0 for a size-one output; its linear and
+    # trilinear kernels keep in/out (or 1/scale) there unless align_corners.
+    if n_out <= 1 and (align_corners or method in ("bilinear", "bicubic", "nearest")):
         return 0.0
     if align_corners:
         return _f32(np.float32(n_in - 1) / np.float32(n_out - 1))
@@ -88,6 +89,8 @@ def _interp(op_type, method, X, OutSize, Scale, data_layout, sizes, scale, align
     nd = X.dim() - 2
     x = to_channel_first(X, "NHWC" if data_layout == "NHWC" else "NCHW")
     in_sizes = list(x.shape[2:])
+    if 0 in in_sizes:
+        raise ValueError(f"{op_type}: cannot resample the empty spatial dims of X {list(X.shape)}")
     if Scale is not None:
         scale = [float(v) for v in Scale.reshape(-1).tolist()]
     scale = list(scale or [])
@@ -111,8 +114,10 @@ def _interp(op_type, method, X, OutSize, Scale, data_layout, sizes, scale, align
         aa = torch.ops.aten._upsample_bilinear2d_aa if method == "bilinear" else torch.ops.aten._upsample_bicubic2d_aa
         out = aa(x, sizes, align_corners, *[s if s > 0 else None for s in scale])
         return from_channel_first(out, "NHWC" if data_layout == "NHWC" else "NCHW")
-    ratios = [_ratio(n, o, s, align_corners) for n, o, s in zip(in_sizes, sizes, scale)]
-    native = align_corners or all(o > 1 for o in sizes)
+    if sizes == in_sizes:
+        return X.clone()          # Paddle copies when no size changes, whatever the scale or alignment
+    ratios = [_ratio(method, n, o, s, align_corners) for n, o, s in zip(in_sizes, sizes, scale)]
+    native = align_corners or method in ("linear", "trilinear") or all(o > 1 for o in sizes)
     if method == "nearest":
         native = native and not align_corners and not any(s > 0 for s in scale)
     elif method != "bicubic":
@@ -285,6 +290,8 @@ def grid_sampler(X, Grid, *, align_corners, padding_mode, mode):
     if Grid.dtype is not X.dtype:
         raise ValueError(f"grid_sampler: Grid has dtype {from_torch_dtype(Grid.dtype).name} but X has "
                          f"{from_torch_dtype(X.dtype).name}; they must match")
+    if 0 in X.shape[2:]:
+        raise ValueError(f"grid_sampler: cannot sample the empty spatial dims of X {list(X.shape)}")
     if mode not in ("bilinear", "nearest"):
         raise ValueError(f"grid_sampler: mode must be 'bilinear' or 'nearest', got {mode!r}")
     if padding_mode not in ("zeros", "reflection", "border"):

@@ -1,0 +1,115 @@
+"""Normalisation ops: batch_norm (running statistics updated in place, as Paddle's MeanOut/VarianceOut share
+the Mean/Variance buffers), layer_norm, instance_norm, group_norm and local response normalisation."""
+import torch
+import torch.nn.functional as F
+
+from ..registry import op
+from .activation import float_only
+
+_CHANNEL_LAST = ("NHWC", "NLC", "NDHWC")
+
+
+def _channel_first(X, layout):
+    return X.movedim(-1, 1) if layout in _CHANNEL_LAST and X.dim() > 2 else X
+
+
+def _restore(Y, layout):
+    return Y.movedim(1, -1) if layout in _CHANNEL_LAST and Y.dim() > 2 else Y
+
+
+def _per_channel(op_type, slot, t, channels):
+    if t is not None and (t.dim() != 1 or t.shape[0] != channels):
+        raise ValueError(f"{op_type}: {slot}{list(t.shape)} must have shape [{channels}] (the number of channels)")
+
+
+@op("batch_norm", inputs=["X", "Scale?", "Bias?", "Mean", "Variance"],
+    outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"],
+    attrs={"momentum": 0.9, "epsilon": 1e-5, "data_layout": "NCHW", "is_test": False, "use_global_stats": False,
+           "trainable_statistics": False, "fuse_with_relu": False})
+def batch_norm(X, Scale, Bias, Mean, Variance, *, momentum, epsilon, data_layout, is_test, use_global_stats,
+               trainable_statistics, fuse_with_relu):
+    float_only("batch_norm", X)
+    if X.dim() < 2:
+        raise ValueError(f"batch_norm: X must be at least 2-D, got {list(X.shape)}")
+    x = _channel_first(X, data_layout)
+    channels = x.shape[1]
+    for slot, t in (("Mean", Mean), ("Variance", Variance), ("Scale", Scale), ("Bias", Bias)):
+        _per_channel("batch_norm", slot, t, channels)
+    weight = None if Scale is None else Scale.to(X.dtype)
+    bias = None if Bias is None else Bias.to(X.dtype)
+    if use_global_stats or (is_test and not trainable_statistics):
+        y = F.batch_norm(x, Mean.to(X.dtype), Variance.to(X.dtype), weight, bias, False, 0.0, epsilon)
+        if fuse_with_relu:
+            y = torch.relu(y)
+        return _restore(y, data_layout), Mean, Variance, None, None, None
+    y, saved_mean, saved_invstd = torch.native_batch_norm(x, weight, bias, None, None, True, 0.0, epsilon)
+    with torch.no_grad():
+        # NOTE: Paddle's running variance takes the biased batch variance (torch's takes the unbiased one).
+        batch_var = saved_invstd.detach().pow(-2) - epsilon
+        Mean.mul_(momentum).add_(saved_mean.detach().to(Mean.dtype), alpha=1.0 - momentum)
+        Variance.mul_(momentum).add_(batch_var.to(Variance.dtype), alpha=1.0 - momentum)
+    if fuse_with_relu:
+        y = torch.relu(y)
+    return _restore(y, data_layout), Mean, Variance, saved_mean, saved_invstd, None
+
+
+@op("layer_norm", inputs=["X", "Scale?", "Bias?"], outputs=["Y", "Mean", "Variance"],
+    attrs={"epsilon": 1e-5, "begin_norm_axis": 1})
+def layer_norm(X, Scale, Bias, *, epsilon, begin_norm_axis):
+    float_only("layer_norm", X)
+    if not 0 <= begin_norm_axis <= X.dim():
+        raise ValueError(f"layer_norm: begin_norm_axis={begin_norm_axis} is out of range for X{list(X.shape)}")
+    shape = X.shape[begin_norm_axis:]
+    size = shape.numel()
+    for slot, t in (("Scale", Scale), ("Bias", Bias)):
+        if t is not None and (t.dim() != 1 or t.shape[0] != size):
+            raise ValueError(f"layer_norm: {slot}{list(t.shape)} must be 1-D with {size} elements (the product of "
+                             f"X{list(X.shape)}'s dims from axis {begin_norm_axis})")
+    weight = None if Scale is None else Scale.to(X.dtype).reshape(shape)
+    bias = None if Bias is None else Bias.to(X.dtype).reshape(shape)
+    y, mean, rstd = torch.native_layer_norm(X, shape, weight, bias, epsilon)
+    return y, mean.reshape(-1), None
+
+
+@op("instance_norm", inputs=["X", "Scale?", "Bias?"], outputs=["Y", "SavedMean", "SavedVariance"],
+    attrs={"epsilon": 1e-5})
+def instance_norm(X, Scale, Bias, *, epsilon):
+    float_only("instance_norm", X)
+    if X.dim() < 2:
+        raise ValueError(f"instance_norm: X must be at least 2-D [N, C, ...], got {list(X.shape)}")
+    channels = X.shape[1]
+    _per_channel("instance_norm", "Scale", Scale, channels)
+    _per_channel("instance_norm", "Bias", Bias, channels)
+    # Instance norm is group norm with one group per channel; that also covers inputs without spatial dims.
+    return F.group_norm(X, channels, Scale, Bias, epsilon), None, None
+
+
+@op("group_norm", inputs=["X", "Scale?", "Bias?"], outputs=["Y", "Mean", "Variance"],
+    attrs={"epsilon": 1e-5, "groups": 1, "data_layout": "NCHW"})
+def group_norm(X, Scale, Bias, *, epsilon, groups, data_layout):
+    float_only("group_norm", X)
+    if X.dim() < 2:
+        raise ValueError(f"group_norm: X must be at least 2-D, got {list(X.shape)}")
+    x = _channel_first(X, data_layout)
+    channels = x.shape[1]
+    if groups <= 0 or channels % groups:
+        raise ValueError(f"group_norm: the {channels} channels of X{list(X.shape)} are not divisible by "
+                         f"groups={groups}")
+    _per_channel("group_norm", "Scale", Scale, channels)
+    _per_channel("group_norm", "Bias", Bias, channels)
+    return _restore(F.group_norm(x, groups, Scale, Bias, epsilon), data_layout), None, None
+
+
+@op("local_response_norm", attrs={"size": 5, "alpha": 1e-4, "beta": 0.75, "k": 1.0, "data_format": "NCHW"})
+def local_response_norm(X, *, size, alpha, beta, k, data_format):
+    """Paddle composes this from pad + avg_pool (it has no single op); the window is
+    [c - size//2, c + (size-1)//2] and alpha scales the window's mean square, as torch's does."""
+    float_only("local_response_norm", X)
+    if X.dim() < 3:
+        raise ValueError(f"local_response_norm: X must be at least 3-D, got {list(X.shape)}")
+    if size <= 0:
+        raise ValueError(f"local_response_norm: size must be positive, got {size}")
+    channel_last = data_format in _CHANNEL_LAST
+    x = X.movedim(-1, 1) if channel_last else X
+    y = F.local_response_norm(x, size, alpha, beta, k)
+    return y.movedim(1, -1) if channel_last else y
