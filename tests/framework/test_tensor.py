@@ -140,3 +140,11 @@ def test_setitem_on_leaf_requiring_grad_is_value_error():
     y[0] = 5.0
     y.backward()
     np.testing.assert_allclose(w.grad.numpy(), [0.0, 2.0])
+
+
+def test_numpy_returns_a_copy_like_paddle():
+    x = paddle.to_tensor([1.0, 2.0])
+    a = x.numpy()
+    x.add_(paddle.to_tensor([1.0, 1.0]))
+    np.testing.assert_array_equal(a, [1.0, 2.0])
+    np.testing.assert_array_equal(np.array(x), [2.0, 3.0])

@@ -308,3 +308,10 @@ def test_flops_keeps_state_and_mode(capsys):
     assert sorted(net.state_dict()) == keys
     assert all(not hasattr(m, "total_ops") for m in net.sublayers(include_self=True))
     assert capsys.readouterr().out.endswith(f"Total Flops: {total}     Total Params: 5458\n")
+
+
+def test_flops_failing_forward_leaves_no_buffers():
+    net = nn.Sequential(nn.Linear(4, 3), nn.Linear(5, 2))
+    with pytest.raises(ValueError):
+        paddle.flops(net, [1, 4])
+    assert sorted(net.state_dict()) == ["0.bias", "0.weight", "1.bias", "1.weight"]

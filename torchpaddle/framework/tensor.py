@@ -206,7 +206,8 @@ class Tensor:
         return wrap(self._t.clone())
 
     # -- conversion -----------------------------------------------------------------------------
-    def numpy(self):
+    def _numpy_view(self):
+        """An ndarray over the tensor's memory where possible (CPU), else a fresh one."""
         t = self._t.detach()
         if t.device.type != "cpu":
             t = t.cpu()
@@ -216,9 +217,16 @@ class Tensor:
             t = t.resolve_conj()
         return t.numpy()
 
+    def numpy(self):
+        # Like Paddle: a copy, so later in-place updates of the tensor do not show through.
+        view = self._numpy_view()
+        return view.copy() if self._t.device.type == "cpu" else view
+
     def __array__(self, dtype=None, copy=None):
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype)
+        array = self._numpy_view()
+        if dtype is not None:
+            return array.astype(dtype)
+        return array.copy() if copy else array
 
     def item(self, *args):
         t = self._t

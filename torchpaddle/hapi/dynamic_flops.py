@@ -122,6 +122,15 @@ def _counted(m):
     return set(_HOOK_BUFFERS).issubset(m._buffers.keys())
 
 
+def _drop_hook_buffers(model):
+    # Paddle leaves these buffers on the root layer, on leaves the forward skipped and after a failed forward
+    # (where they then show up in state_dict); we always remove them.
+    for m in model.sublayers(include_self=True):
+        for name in _HOOK_BUFFERS:
+            m._buffers.pop(name, None)
+            m._non_persistable_buffer_names_set.discard(name)
+
+
 def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
     """Run ``model(inputs)`` with counting hooks on every leaf layer; print the totals; return the FLOPs."""
     from ..autograd import no_grad
@@ -159,6 +168,9 @@ def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
         model.apply(add_hooks)
         with no_grad():
             model(inputs)
+    except BaseException:
+        _drop_hook_buffers(model)
+        raise
     finally:
         if training:
             model.train()
@@ -175,11 +187,7 @@ def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
             total_params += n_params
             table.add_row([m.full_name(), m.input_shape.numpy().tolist(), m.output_shape.numpy().tolist(),
                            n_params, ops])
-    # Paddle leaves these buffers on the root layer (and on leaves the forward skipped); we remove them all.
-    for m in model.sublayers(include_self=True):
-        for name in _HOOK_BUFFERS:
-            m._buffers.pop(name, None)
-            m._non_persistable_buffer_names_set.discard(name)
+    _drop_hook_buffers(model)
     if print_detail:
         table.print_table()
     print(f"Total Flops: {total_ops}     Total Params: {total_params}")
