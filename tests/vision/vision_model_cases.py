@@ -45,12 +45,12 @@ LAYOUTS = {
 # case -> (factory, input shape, train mode is deterministic (no dropout), slow)
 NUMERIC = {
     "lenet": (lambda m: m.LeNet(), (2, 1, 28, 28), True, False),
-    "resnet18": (lambda m: m.resnet18(num_classes=10), (2, 3, 32, 32), True, False),
+    "resnet18": (lambda m: m.resnet18(num_classes=10), (4, 3, 64, 64), True, False),
     "resnet_bottleneck_groups": (lambda m: m.ResNet(m.resnet.BottleneckBlock, 50, width=16, groups=2,
-                                                    num_classes=6), (2, 3, 32, 32), True, True),
+                                                    num_classes=6), (2, 3, 64, 64), True, True),
     "vgg11_bn_headless": (lambda m: m.vgg11(batch_norm=True, num_classes=0), (2, 3, 32, 32), True, False),
     "vgg11": (lambda m: m.vgg11(num_classes=10), (1, 3, 32, 32), False, True),
-    "mobilenet_v1": (lambda m: m.mobilenet_v1(scale=0.25, num_classes=10), (2, 3, 32, 32), True, False),
+    "mobilenet_v1": (lambda m: m.mobilenet_v1(scale=0.25, num_classes=10), (2, 3, 64, 64), True, False),
     "mobilenet_v2": (lambda m: m.mobilenet_v2(scale=0.25, num_classes=10), (2, 3, 32, 32), False, False),
 }
 

@@ -35,9 +35,14 @@ class ParamAttr:
             return False
         if isinstance(arg, (list, tuple)):
             return [ParamAttr._to_attr(a) for a in arg]
-        if hasattr(arg, "__call__") and type(arg).__name__.endswith(("Initializer", "Constant", "Normal",
-                                                                      "Uniform", "Assign")):
+        if arg is True:
+            return ParamAttr()
+        # Duck-typed by base class name: framework must not import nn or regularizer (layers point upward).
+        bases = {c.__name__ for c in type(arg).__mro__}
+        if "Initializer" in bases:
             return ParamAttr(initializer=arg)
+        if "WeightDecayRegularizer" in bases or bases & {"L1Decay", "L2Decay"}:
+            return ParamAttr(regularizer=arg)
         raise TypeError(f"ParamAttr: cannot turn {type(arg).__name__} into a ParamAttr")
 
     def _to_kwargs(self, with_initializer=False):
