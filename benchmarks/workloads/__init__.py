@@ -23,13 +23,15 @@ REGISTRY = {}
 class Workload:
     """One benchmark: a name, a group, how many ops one iteration holds, and a function per backend."""
 
-    def __init__(self, name, group, build, ops=1, requires=(), doc=""):
+    def __init__(self, name, group, build, ops=1, requires=(), doc="", repeats=None):
         self.name = name
         self.group = group
         self.ops = ops
+        self.repeats = repeats  # cap on timed repeats, for workloads whose one iteration takes milliseconds
         self.requires = tuple(requires)
         self.doc = doc or (build.__doc__ or "").strip().splitlines()[0]
         self._builds = {b: build for b in BACKENDS}
+        self._replaced = set()  # backends with their own build: ``requires`` (Paddle names) does not apply
 
     def backend(self, name):
         """Decorator: use a different build function (or None: unsupported) for backend ``name``."""
@@ -38,14 +40,18 @@ class Workload:
 
         def register(build):
             self._builds[name] = build
+            self._replaced.add(name)
             return build
         return register
 
     def build_for(self, backend):
         return self._builds[backend]
 
-    def missing(self, module):
-        """The Paddle API names this workload needs that ``module`` lacks (dotted names allowed)."""
+    def missing(self, module, backend=None):
+        """The Paddle API names this workload needs that ``module`` lacks (dotted names allowed); none for a
+        backend that has its own build function."""
+        if backend in self._replaced:
+            return []
         out = []
         for name in self.requires:
             obj = module
@@ -61,12 +67,13 @@ class Workload:
         return f"Workload({self.name!r}, group={self.group!r}, ops={self.ops})"
 
 
-def workload(name, group, ops=1, requires=(), doc=""):
-    """Register ``build(paddle) -> run(n)`` as workload ``name``; returns the Workload."""
+def workload(name, group, ops=1, requires=(), doc="", repeats=None):
+    """Register ``build(paddle) -> run(n)`` as workload ``name``; returns the Workload. ``repeats`` caps the
+    timed repeats (full run; a quick run takes a third of it) for workloads whose iteration is slow."""
     def register(build):
         if name in REGISTRY:
             raise ValueError(f"workload {name!r} is registered twice")
-        wl = Workload(name, group, build, ops=ops, requires=requires, doc=doc)
+        wl = Workload(name, group, build, ops=ops, requires=requires, doc=doc, repeats=repeats)
         REGISTRY[name] = wl
         return wl
     return register

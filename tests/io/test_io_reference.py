@@ -42,3 +42,15 @@ def test_error_types_match_paddle():
         else:
             assert ours[name] is not None, f"{name}: Paddle raises {theirs[0]}, we return normally"
             assert theirs[0] in ours[name], f"{name}: Paddle raises {theirs[0]}, we raise {ours[name]}"
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("group", ["sampler", "distributed", "shuffle"])
+def test_sampler_groups_match_a_live_paddle_run(group):
+    """These groups use no Paddle reader threads, so a live run is quick and reliable (unlike the loader ones,
+    which real Paddle occasionally hangs on); it guards against a stale expected.json."""
+    import paddle_ref
+    live = json.loads(paddle_ref.run_module("tests.fixtures.dataloader.make_fixtures", "--group", group,
+                                            timeout=300).strip().splitlines()[-1])
+    ours = json.loads(json.dumps(cases.run(paddle, [group])[group]))
+    assert ours == live

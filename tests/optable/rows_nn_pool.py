@@ -41,6 +41,8 @@ def np_pool(x, kind, ksize, stride, pairs, ceil_mode, exclusive=True):
             values[target] = flat.max(-1)
             local = np.unravel_index(arg, win.shape[2:])
             index[target] = np.ravel_multi_index(tuple(a + c for a, c in zip(starts, local)), sizes)
+        elif kind == "sum":
+            values[target] = win.reshape(win.shape[:2] + (-1,)).sum(-1)
         else:
             total = win.reshape(win.shape[:2] + (-1,)).sum(-1)
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -288,6 +290,133 @@ _ADAPTIVE3D_ERRORS = (
 )
 _ADAPTIVE_AVG2D_ERRORS = _ADAPTIVE2D_ERRORS + (Err((_X4, 2), dict(data_format="NCL"), note="1-D format"),)
 
+def _unpool_size(x, kernel_size, stride, padding, output_size, nd):
+    k = tup(kernel_size, nd)
+    s = k if stride is None else tup(stride, nd)
+    p = tup(padding, nd)
+    if output_size is not None:
+        return list(output_size)[-nd:]
+    return [(n - 1) * st + kk - 2 * pp for n, st, kk, pp in zip(x.shape[2:], s, k, p)]
+
+
+def ref_unpool(nd):
+    def ref(x, indices, kernel_size, stride=None, padding=0, data_format=_FORMAT[nd], output_size=None):
+        size = _unpool_size(x, kernel_size, stride, padding, output_size, nd)
+        out = np.zeros(x.shape[:2] + (math.prod(size),), dtype=x.dtype)
+        flat_x, flat_i = x.reshape(x.shape[:2] + (-1,)), indices.reshape(x.shape[:2] + (-1,))
+        for n, c in np.ndindex(*x.shape[:2]):
+            out[n, c, flat_i[n, c]] = flat_x[n, c]
+        return out.reshape(x.shape[:2] + tuple(size))
+    return ref
+
+
+def _unpool_indices(rng, in_sizes, kernel, out_sizes, batch=(1, 2)):
+    """One position per window (windows of ``kernel`` at stride ``kernel``), as max pooling would give."""
+    nd = len(kernel)
+    idx = np.zeros(batch + tuple(in_sizes), dtype=np.int64)
+    for pos in np.ndindex(*(batch + tuple(in_sizes))):
+        coords = [pos[2 + d] * kernel[d] + int(rng.integers(0, kernel[d])) for d in range(nd)]
+        idx[pos] = np.ravel_multi_index(coords, out_sizes)
+    return T(idx, dtype="int32")
+
+
+def _unpool_samples(nd):
+    def make(rng, dtype):
+        x = lambda *s: T(rng.uniform(-2, 2, size=s))  # noqa: E731
+        if nd == 1:
+            return [Sample((x(1, 2, 4), _unpool_indices(rng, [4], [2], [8]), 2)),
+                    Sample((x(1, 2, 3), _unpool_indices(rng, [3], [3], [10]), 3), dict(output_size=[1, 2, 10]))]
+        if nd == 2:
+            return [Sample((x(1, 2, 2, 3), _unpool_indices(rng, [2, 3], [2, 2], [4, 6]), 2)),
+                    Sample((x(1, 2, 2, 2), _unpool_indices(rng, [2, 2], [2, 2], [5, 5]), 2),
+                           dict(output_size=[5, 5])),
+                    Sample((x(1, 2, 3, 2), _unpool_indices(rng, [3, 2], [2, 3], [7, 6]), [2, 3]),
+                           dict(stride=[2, 3], output_size=[1, 2, 7, 6]))]
+        return [Sample((x(1, 2, 2, 1, 2), _unpool_indices(rng, [2, 1, 2], [2, 2, 2], [4, 2, 4]), 2)),
+                Sample((x(1, 2, 1, 2, 2), _unpool_indices(rng, [1, 2, 2], [2, 2, 2], [3, 4, 5]), 2),
+                       dict(output_size=[3, 4, 5]))]
+    return make
+
+
+_I2 = T(np.array([[[[0, 1], [4, 5]]]]), dtype="int32")
+_UNPOOL2D_ERRORS = (
+    Err((T(np.ones((1, 1, 2, 2))), T(np.array([[[[0, 1], [2, 99]]]]), dtype="int32"), 2), note="index past the end"),
+    Err((T(np.ones((1, 1, 2, 2))), T(np.array([[[[0, 1, 2]]]]), dtype="int32"), 2), note="indices shape differs"),
+    Err((T(np.ones((1, 1, 2, 2))), T(np.array([[[[0.0, 1], [4, 5]]]])), 2), note="float indices"),
+    Err((T(np.ones((1, 1, 2, 2))), _I2, 2), dict(output_size=[7, 7]), note="output_size out of range"),
+    Err((T(np.ones((1, 1, 2, 2))), _I2, 2), dict(data_format="NHWC"), note="channel-last format"),
+    Err((T(np.ones((1, 2, 2))), _I2, 2), note="3-D x"),
+    Err((T(np.ones((1, 1, 2, 2))), _I2, 2), dict(output_size=5), exc=AssertionError, note="int output_size"),
+)
+# Paddle corrupts its heap (and aborts) on a negative index; we raise.
+_UNPOOL_NEGATIVE = (
+    Err((T(np.ones((1, 1, 2, 2))), T(np.array([[[[0, 1], [2, -1]]]]), dtype="int32"), 2), note="negative index"),)
+_UNPOOL1D_ERRORS = (
+    Err((T(np.ones((1, 1, 2))), T(np.array([[[0, 9]]]), dtype="int32"), 2), note="index past the end"),
+    Err((T(np.ones((1, 1, 2))), T(np.array([[[0, 2]]]), dtype="int32"), 2), dict(output_size=[4]),
+        note="1-entry output_size (Paddle only takes [N, C, L])"),
+    Err((T(np.ones((1, 1, 2))), T(np.array([[[0, 2]]]), dtype="int32"), 2), dict(data_format="NLC"),
+        note="channel-last format"),
+)
+_UNPOOL3D_ERRORS = (
+    Err((T(np.ones((1, 1, 1, 1, 2))), T(np.array([[[[[0, 99]]]]]), dtype="int32"), 2), note="index past the end"),
+    Err((T(np.ones((1, 1, 2, 2))), _I2, 2), note="4-D x"),
+    Err((T(np.ones((1, 1, 1, 1, 2))), T(np.array([[[[[0, 1]]]]]), dtype="int32"), 2), dict(data_format="NDHWC"),
+        note="channel-last format"),
+)
+
+
+def ref_lp(nd):
+    def ref(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format=_FORMAT[nd]):
+        x = _nchw(x, data_format)
+        k = tup(kernel_size, nd)
+        s = k if stride is None else tup(stride, nd)
+        pairs, _ = np_pairs(padding, x.shape[2:], k, s, [1] * nd, data_format.endswith("C"))
+        if norm_type == float("inf"):
+            return _back(np_pool(x, "max", k, s, pairs, ceil_mode)[0], data_format)
+        with np.errstate(invalid="ignore"):
+            out = np.power(np_pool(np.power(x, norm_type), "sum", k, s, pairs, ceil_mode)[0], 1.0 / norm_type)
+        return _back(out, data_format)
+    return ref
+
+
+def _lp_samples(nd):
+    def make(rng, dtype):
+        # positive data keeps fractional roots real; one sample with signs shows Paddle's raw powers
+        x = lambda *s: T(rng.uniform(0.5, 2.0, size=s))  # noqa: E731
+        if nd == 1:
+            return [Sample((x(2, 3, 7), 2, 2)), Sample((x(1, 2, 8), 3, 3), dict(stride=2, padding=1)),
+                    Sample((x(1, 2, 7), 1.5, 2), dict(ceil_mode=True)),
+                    Sample((x(1, 2, 7), float("inf"), 3), dict(stride=2, padding=[1, 0])),
+                    Sample((x(1, 7, 2), 2, 3), dict(padding="SAME", stride=2, data_format="NLC")),
+                    Sample((T(np.array([[[1.0, -2.0, 3.0, -4.0, 5.0, 6.0, -7.0]]]), grad=False), 3, 2))]
+        return [Sample((x(1, 2, 5, 6), 2, 2)), Sample((x(1, 2, 6, 5), 3, [3, 2]), dict(stride=[2, 1], padding=1)),
+                Sample((x(1, 2, 5, 5), 2.5, 2), dict(ceil_mode=True, padding=[1, 0, 0, 1])),
+                Sample((x(1, 5, 4, 2), 2, 2), dict(data_format="NHWC", padding="SAME", stride=1)),
+                Sample((x(1, 2, 4, 4), -1, 2))]
+    return make
+
+
+_LP_ERRORS = (
+    Err((T(np.ones((1, 2, 4, 4))), 0, 2), note="norm_type 0"),
+    Err((T(np.ones((1, 2, 4))), 2, 2), note="3-D input"),
+    Err((T(np.ones((1, 2, 4, 4))), 2, 2), dict(padding="FULL"), note="unknown padding string"),
+    Err((T(np.ones((1, 2, 4, 4))), 2, 2), dict(data_format="NCL"), note="1-D format"),
+    Err((T(np.ones((1, 2, 4, 4))), 2, -1), note="negative kernel"),
+)
+_LP1D_ERRORS = (
+    Err((T(np.ones((1, 2, 4))), 0, 2), note="norm_type 0"),
+    Err((T(np.ones((1, 2, 4, 4))), 2, 2), note="4-D input"),
+    Err((T(np.ones((1, 2, 4))), 2, 2), dict(data_format="NCHW"), note="2-D format"),
+    Err((T(np.ones((1, 2, 4))), 2, [2, 2]), note="2 kernel sizes"),
+)
+
+
+def ref_zeropad2d(x, padding, data_format="NCHW"):
+    from .rows_nn_vision import ref_pad
+    return ref_pad(x, padding, "constant", 0.0, data_format)
+
+
 _TOL = dict(rtol=1e-5, atol=1e-6)
 OPS = [
     OpCase("F_avg_pool1d", "nn.functional.avg_pool1d", ref_avg1d, _avg1d_samples, errors=_POOL1D_ERRORS),
@@ -310,4 +439,22 @@ OPS = [
            _adaptive_samples(2, "max"), errors=_ADAPTIVE2D_ERRORS),
     OpCase("F_adaptive_max_pool3d", "nn.functional.adaptive_max_pool3d", ref_adaptive_max,
            _adaptive_samples(3, "max"), errors=_ADAPTIVE3D_ERRORS),
+    OpCase("F_max_unpool1d", "nn.functional.max_unpool1d", ref_unpool(1), _unpool_samples(1),
+           errors=_UNPOOL1D_ERRORS),
+    OpCase("F_max_unpool2d", "nn.functional.max_unpool2d", ref_unpool(2), _unpool_samples(2),
+           errors=_UNPOOL2D_ERRORS),
+    OpCase("F_max_unpool3d", "nn.functional.max_unpool3d", ref_unpool(3), _unpool_samples(3),
+           errors=_UNPOOL3D_ERRORS),
+    OpCase("F_max_unpool2d_negative", "nn.functional.max_unpool2d", errors=_UNPOOL_NEGATIVE, grad=False,
+           conformance=False),
+    OpCase("F_lp_pool1d", "nn.functional.lp_pool1d", ref_lp(1), _lp_samples(1), errors=_LP1D_ERRORS),
+    OpCase("F_lp_pool2d", "nn.functional.lp_pool2d", ref_lp(2), _lp_samples(2), errors=_LP_ERRORS),
+    OpCase("F_zeropad2d", "nn.functional.zeropad2d", ref_zeropad2d,
+           lambda rng, dtype: [Sample((T(rng.uniform(-1, 1, (1, 2, 3, 4))), [1, 0, 2, 1])),
+                               Sample((T(rng.uniform(-1, 1, (1, 3, 4, 2))), [0, 2, 1, 1]), dict(data_format="NHWC"))],
+           errors=(Err((T(np.ones((1, 2, 3, 3))), [1, 1, 1, 1]), dict(data_format="NCL"), exc=AssertionError,
+                       note="1-D format"),
+                   Err((T(np.ones((1, 2, 3, 3))), [1, 1, 1, 1]), dict(data_format="NCDHW"), exc=AssertionError,
+                       note="3-D format"),
+                   Err((T(np.ones((1, 2, 3, 3))), [-1, 0, 0, 0, 0, 0, 0, 0]), note="negative full padding"))),
 ]

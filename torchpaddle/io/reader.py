@@ -6,6 +6,7 @@ main process wraps them as Tensors in Paddle's batch structure. Worker errors su
 with their type and the worker's traceback; a worker killed by a signal is a RuntimeError.
 """
 import sys
+import warnings
 
 import numpy as np
 import torch
@@ -95,6 +96,11 @@ class DataLoader:
         self.return_list = return_list
         self.collate_fn = collate_fn
         self.num_workers = _int_arg("num_workers", num_workers, 0)
+        if self.num_workers and sys.platform in ("darwin", "win32"):
+            # As Paddle does there: its workers need fork, and datasets need not be picklable.
+            warnings.warn("DataLoader with multi-process mode is not supported on MacOs and Windows currently. "
+                          "Please use single-process mode with num_workers = 0 instead")
+            self.num_workers = 0
         self.use_buffer_reader = use_buffer_reader
         self.reader_buffer_size = reader_buffer_size
         self.prefetch_factor = _int_arg("prefetch_factor", prefetch_factor, 1)
@@ -182,7 +188,19 @@ class _DataLoaderIter:
         return self
 
     def __next__(self):
-        batch = to_paddle(next(self._it), self._device)
+        try:
+            batch = to_paddle(next(self._it), self._device)
+        except StopIteration:
+            raise
+        except BaseException:
+            # Stop the workers now: the traceback keeps this iterator alive, and processes forked later
+            # would inherit it and try to shut down workers that are not theirs.
+            shutdown = getattr(self._it, "_shutdown_workers", None)
+            if shutdown is not None:
+                shutdown()
+                if self._loader._persistent_workers:
+                    self._loader._torch()._iterator = None   # the next epoch starts fresh workers
+            raise
         if self._feed_names is not None:
             # Static mode with return_list=False: one {feed name: Tensor} dict per place, as Paddle gives.
             return [dict(zip(self._feed_names, flat_tensors(batch, [])))]

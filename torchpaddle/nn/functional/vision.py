@@ -7,7 +7,7 @@ from ...framework.tensor import PaddleAssertionError, Tensor
 from ...ops.defs.manipulation import ArgTypeError
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
-__all__ = ["interpolate", "upsample", "pad", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "grid_sample",
+__all__ = ["interpolate", "upsample", "pad", "zeropad2d", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "grid_sample",
            "affine_grid", "temporal_shift", "unfold", "fold", "gather_tree"]
 
 _METHODS = ("linear", "bilinear", "trilinear", "nearest", "bicubic", "area")
@@ -88,7 +88,7 @@ def _interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=
             raise ValueError("interpolate: only one of size or scale_factor should be defined")
         if recompute_scale_factor:
             raise ValueError("interpolate: recompute_scale_factor is not meaningful with an explicit size")
-        if isinstance(size, Tensor):
+        if isinstance(size, (Tensor, np.ndarray)):
             size = size.tolist()
         if not isinstance(size, (list, tuple)):
             raise TypeError(f"interpolate: size should be a list, tuple or Tensor, got {type(size).__name__}")
@@ -178,6 +178,11 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
         x = _ops.unsqueeze2(x, axes=unsqueezed)
     out = _ops.pad3d(x, None, paddings=pad, mode=mode, value=float(value), data_format=fmt)
     return _ops.squeeze2(out, axes=unsqueezed) if unsqueezed else out
+
+
+def zeropad2d(x, padding, data_format="NCHW", name=None):
+    """Zero-pads the H, W dims of a 4-D input; padding [left, right, top, bottom]."""
+    return pad(x, pad=padding, mode="constant", value=0.0, data_format=data_format)
 
 
 def _check_layout(data_format, api):

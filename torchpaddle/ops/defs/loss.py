@@ -4,7 +4,7 @@ Paddle's programs). Where Paddle's gradient kernel gives no gradient to a label 
 import torch
 import torch.nn.functional as F
 
-from ...framework.dtype import from_torch_dtype
+from ...framework.dtype import check_binary_promotion, from_torch_dtype
 from ..registry import op
 from .activation import check_axis, float_only
 from .manipulation import is_meta
@@ -59,7 +59,8 @@ def softmax_with_cross_entropy(Logits, Label, *, soft_label, ignore_index, numer
         if Label.shape[axis] != Logits.shape[axis]:
             raise ValueError(f"softmax_with_cross_entropy: with soft_label, Label{list(Label.shape)} must match "
                              f"Logits{list(Logits.shape)} on axis {axis}")
-        return softmax, -(Label.detach().to(log_p.dtype) * log_p).sum(axis, keepdim=True)
+        same_dtype("softmax_with_cross_entropy", Logits, Label, ("Logits", "Label"))
+        return softmax, -(Label.detach() * log_p).sum(axis, keepdim=True)
     if Label.shape[axis] != 1:
         raise ValueError(f"softmax_with_cross_entropy: a hard Label{list(Label.shape)} must have size 1 on axis "
                          f"{axis}")
@@ -95,6 +96,7 @@ def sigmoid_cross_entropy_with_logits(X, Label, pos_weight, *, normalize, ignore
         raise ValueError(f"sigmoid_cross_entropy_with_logits: X{list(X.shape)} and Label{list(Label.shape)} must "
                          f"have the same shape")
     float_only("sigmoid_cross_entropy_with_logits", Label, "Label")
+    same_dtype("sigmoid_cross_entropy_with_logits", X, Label, ("X", "Label"))
     Label = Label.detach()
     if pos_weight is None:
         out = F.binary_cross_entropy_with_logits(X, Label, reduction="none")
@@ -112,7 +114,11 @@ def sigmoid_cross_entropy_with_logits(X, Label, pos_weight, *, normalize, ignore
 def huber_loss(X, Y, *, delta):
     float_only("huber_loss", X)
     same_shape("huber_loss", X, Y, ("X", "Y"))
-    same_dtype("huber_loss", X, Y, ("X", "Y"))
+    if X.dtype is not Y.dtype:
+        # huber_loss takes part in Paddle's type promotion: float32 with float64 computes in float64.
+        check_binary_promotion("huber_loss", X.dtype, Y.dtype)
+        common = torch.promote_types(X.dtype, Y.dtype)
+        X, Y = X.to(common), Y.to(common)
     return F.huber_loss(X, Y, reduction="none", delta=delta), Y - X
 
 
@@ -159,8 +165,10 @@ def nll_loss(X, Label, Weight, *, ignore_index, reduction):
     if Label.dtype is not torch.int64:
         raise ValueError(f"nll_loss: Label must be int64, got {_name(Label)}")
     classes = X.shape[1]
-    if Weight is not None and list(Weight.shape) != [classes]:
-        raise ValueError(f"nll_loss: Weight{list(Weight.shape)} must have shape [{classes}]")
+    if Weight is not None:
+        if list(Weight.shape) != [classes]:
+            raise ValueError(f"nll_loss: Weight{list(Weight.shape)} must have shape [{classes}]")
+        same_dtype("nll_loss", X, Weight, ("X", "Weight"))
     valid = Label != ignore_index
     if Label.numel() and not is_meta(Label):
         bad = Label[valid]

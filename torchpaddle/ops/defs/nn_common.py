@@ -49,21 +49,32 @@ def dropout(X, Seed, *, dropout_prob, is_test, dropout_implementation, seed, fix
 @op("dropout_nd", inputs=["X", "Seed?"], outputs=["Out", "Mask"], attrs=dict(_DROPOUT_ATTRS, axis=[]))
 def dropout_nd(X, Seed, *, dropout_prob, is_test, dropout_implementation, seed, fix_seed, axis):
     """Dropout whose mask is shared along every dimension not in ``axis`` (dropout2d/3d drop whole maps)."""
-    float_only("dropout_nd", X)
+    if X.dtype is torch.bool or X.is_complex():
+        raise dtype_error("dropout_nd", "X", X.dtype, "float and integer")
     p = dropout_prob
     upscale = dropout_implementation == "upscale_in_train"
     for a in axis:
         if not 0 <= a < X.dim():
             raise ValueError(f"dropout_nd: axis {a} is out of range [0, {X.dim()}) for X{list(X.shape)}")
+    # NOTE: Paddle scales an integer X by the factor cast to an integer (1/(1-p) = 2 for p = 0.5; 1-p -> 0).
+    floating = X.is_floating_point()
     if is_test:
-        return _eval_dropout(X, p, upscale), None
+        if upscale:
+            return X.view_as(X), None
+        return X * ((1.0 - p) if floating else int(1.0 - p)), None
     if Seed is not None:
         seed, fix_seed = int(Seed.reshape(-1)[0]), True
     shape = [X.shape[i] if i in axis else 1 for i in range(X.dim())]
     if p >= 1.0:
-        return X * 0.0, torch.zeros(shape, dtype=torch.uint8, device=X.device)
-    mask = _keep_mask(shape, p, X, seed, fix_seed)
-    out = X * (mask / (1.0 - p)) if upscale else X * mask
+        return X * 0, torch.zeros(shape, dtype=torch.uint8, device=X.device)
+    g = generator(seed, X.device) if fix_seed else None
+    mask = torch.rand(shape, device=X.device, generator=g,
+                      dtype=X.dtype if floating else torch.float32) >= p
+    if upscale:
+        scale = 1.0 / (1.0 - p)
+        out = X * (mask / (1.0 - p)).to(X.dtype) if floating else X * int(scale) * mask
+    else:
+        out = X * mask
     return out, mask.view(torch.uint8)
 
 
@@ -166,6 +177,8 @@ def label_smooth(X, PriorDist, *, epsilon):
         raise ValueError("label_smooth: X must have at least one dimension")
     if PriorDist is None:
         return (1.0 - epsilon) * X + epsilon / X.shape[-1]
+    if PriorDist.dtype is not X.dtype:
+        raise ValueError(f"label_smooth: PriorDist has dtype {PriorDist.dtype} but X has {X.dtype}")
     if PriorDist.numel() != X.shape[-1]:
         raise ValueError(f"label_smooth: PriorDist{list(PriorDist.shape)} must hold {X.shape[-1]} values")
     return (1.0 - epsilon) * X + epsilon * PriorDist.reshape(-1)

@@ -22,6 +22,19 @@ def _per_channel(op_type, slot, t, channels):
         raise ValueError(f"{op_type}: {slot}{list(t.shape)} must have shape [{channels}] (the number of channels)")
 
 
+def param_dtype(op_type, slot, t, X):
+    """Parameters share X's dtype, except float32 ones beside a float16/bfloat16 X (mixed precision)."""
+    if t is not None and t.dtype is not X.dtype and not (t.dtype is torch.float32 and X.element_size() == 2):
+        raise ValueError(f"{op_type}: {slot} has dtype {t.dtype} but X has {X.dtype}; they must match")
+
+
+def _group_norm(x, groups, weight, bias, epsilon):
+    if weight is None and bias is not None:
+        # torch's group_norm backward fails ("tensor does not have a device") with a bias but no weight.
+        return F.group_norm(x, groups, None, None, epsilon) + bias.reshape([-1] + [1] * (x.dim() - 2))
+    return F.group_norm(x, groups, weight, bias, epsilon)
+
+
 @op("batch_norm", inputs=["X", "Scale?", "Bias?", "Mean", "Variance"],
     outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"],
     attrs={"momentum": 0.9, "epsilon": 1e-5, "data_layout": "NCHW", "is_test": False, "use_global_stats": False,
@@ -35,10 +48,16 @@ def batch_norm(X, Scale, Bias, Mean, Variance, *, momentum, epsilon, data_layout
     channels = x.shape[1]
     for slot, t in (("Mean", Mean), ("Variance", Variance), ("Scale", Scale), ("Bias", Bias)):
         _per_channel("batch_norm", slot, t, channels)
+    for slot, t in (("Scale", Scale), ("Bias", Bias)):
+        param_dtype("batch_norm", slot, t, X)
     weight = None if Scale is None else Scale.to(X.dtype)
     bias = None if Bias is None else Bias.to(X.dtype)
     if use_global_stats or (is_test and not trainable_statistics):
-        y = F.batch_norm(x, Mean.to(X.dtype), Variance.to(X.dtype), weight, bias, False, 0.0, epsilon)
+        param_dtype("batch_norm", "Mean", Mean, X)
+        param_dtype("batch_norm", "Variance", Variance, X)
+        # The running statistics get no gradient (Paddle's batch_norm_grad gives none).
+        y = F.batch_norm(x, Mean.detach().to(X.dtype), Variance.detach().to(X.dtype), weight, bias, False, 0.0,
+                         epsilon)
         if fuse_with_relu:
             y = torch.relu(y)
         return _restore(y, data_layout), Mean, Variance, None, None, None
@@ -57,7 +76,9 @@ def batch_norm(X, Scale, Bias, Mean, Variance, *, momentum, epsilon, data_layout
     attrs={"epsilon": 1e-5, "begin_norm_axis": 1})
 def layer_norm(X, Scale, Bias, *, epsilon, begin_norm_axis):
     float_only("layer_norm", X)
-    if not 0 <= begin_norm_axis <= X.dim():
+    if not 0.0 <= epsilon <= 0.001:
+        raise ValueError(f"layer_norm: epsilon must lie in [0, 0.001], got {epsilon}")
+    if not 0 < begin_norm_axis < max(X.dim(), 1) + 1:
         raise ValueError(f"layer_norm: begin_norm_axis={begin_norm_axis} is out of range for X{list(X.shape)}")
     shape = X.shape[begin_norm_axis:]
     size = shape.numel()
@@ -65,6 +86,7 @@ def layer_norm(X, Scale, Bias, *, epsilon, begin_norm_axis):
         if t is not None and (t.dim() != 1 or t.shape[0] != size):
             raise ValueError(f"layer_norm: {slot}{list(t.shape)} must be 1-D with {size} elements (the product of "
                              f"X{list(X.shape)}'s dims from axis {begin_norm_axis})")
+        param_dtype("layer_norm", slot, t, X)
     weight = None if Scale is None else Scale.to(X.dtype).reshape(shape)
     bias = None if Bias is None else Bias.to(X.dtype).reshape(shape)
     y, mean, rstd = torch.native_layer_norm(X, shape, weight, bias, epsilon)
@@ -78,10 +100,11 @@ def instance_norm(X, Scale, Bias, *, epsilon):
     if X.dim() < 2:
         raise ValueError(f"instance_norm: X must be at least 2-D [N, C, ...], got {list(X.shape)}")
     channels = X.shape[1]
-    _per_channel("instance_norm", "Scale", Scale, channels)
-    _per_channel("instance_norm", "Bias", Bias, channels)
+    for slot, t in (("Scale", Scale), ("Bias", Bias)):
+        _per_channel("instance_norm", slot, t, channels)
+        param_dtype("instance_norm", slot, t, X)
     # Instance norm is group norm with one group per channel; that also covers inputs without spatial dims.
-    return F.group_norm(X, channels, Scale, Bias, epsilon), None, None
+    return _group_norm(X, channels, Scale, Bias, epsilon), None, None
 
 
 @op("group_norm", inputs=["X", "Scale?", "Bias?"], outputs=["Y", "Mean", "Variance"],
@@ -95,9 +118,10 @@ def group_norm(X, Scale, Bias, *, epsilon, groups, data_layout):
     if groups <= 0 or channels % groups:
         raise ValueError(f"group_norm: the {channels} channels of X{list(X.shape)} are not divisible by "
                          f"groups={groups}")
-    _per_channel("group_norm", "Scale", Scale, channels)
-    _per_channel("group_norm", "Bias", Bias, channels)
-    return _restore(F.group_norm(x, groups, Scale, Bias, epsilon), data_layout), None, None
+    for slot, t in (("Scale", Scale), ("Bias", Bias)):
+        _per_channel("group_norm", slot, t, channels)
+        param_dtype("group_norm", slot, t, X)
+    return _restore(_group_norm(x, groups, Scale, Bias, epsilon), data_layout), None, None
 
 
 @op("local_response_norm", attrs={"size": 5, "alpha": 1e-4, "beta": 0.75, "k": 1.0, "data_format": "NCHW"})

@@ -1,11 +1,11 @@
-"""Pooling ops: pool2d / pool3d (max, avg, adaptive, global) and max_pool{2,3}d_with_index, on torch's pooling
-kernels.
+"""Pooling ops: pool2d / pool3d (max, avg, adaptive, global), max_pool{2,3}d_with_index, unpool / unpool3d and
+lp_pool2d, on torch's pooling kernels.
 
-Paddle's window rules differ from torch's in three places, all handled by the general path below: the output
-size truncates toward zero (a kernel up to ``stride - 1`` larger than the padded input still yields one
-window), ceil_mode keeps a last window that starts in the padding, and non-exclusive averages always divide
-by the full kernel size. Windows that hold only padding give the dtype's lowest value (max, mask -1), NaN
-(exclusive avg) or 0 (non-exclusive avg), as Paddle's kernels do.
+Paddle's window rules differ from torch's, all handled by the general path below: the output size truncates
+toward zero (a kernel up to ``stride - 1`` larger than the padded input still yields one window), ceil_mode
+keeps a last window that starts in the padding, and averages divide by Paddle's own window sizes (see
+``_avg_pool``). Windows that hold only padding give -FLT_MAX (max, mask -1), NaN or a signed zero (exclusive
+avg) or 0 (non-exclusive avg), as Paddle's kernels do.
 """
 import torch
 import torch.nn.functional as F
@@ -209,3 +209,69 @@ for _type, _nd in [("pool2d", 2), ("pool3d", 3)]:
     _register(_type, _nd)
 for _type, _nd in [("max_pool2d_with_index", 2), ("max_pool3d_with_index", 3)]:
     _register_with_index(_type, _nd)
+
+
+# -- max unpooling ----------------------------------------------------------------------------------------------
+
+def _unpool(op_type, nd, X, Indices, output_size, data_format):
+    if X.dim() != nd + 2 or Indices.shape != X.shape:
+        raise ValueError(f"{op_type}: X must be {nd + 2}-D and Indices must have its shape, got X {list(X.shape)} "
+                         f"and Indices {list(Indices.shape)}")
+    if Indices.dtype not in (torch.int32, torch.int64):
+        raise ValueError(f"{op_type}: Indices must be int32 or int64, got {Indices.dtype}")
+    if data_format not in ("NCHW", "NCDHW"):
+        raise ValueError(f"{op_type}: data_format must be channel-first, got {data_format!r}")
+    if len(output_size) != nd or any(s <= 0 for s in output_size):
+        raise ValueError(f"{op_type}: output_size must hold {nd} positive ints, got {list(output_size)}")
+    plane = 1
+    for s in output_size:
+        plane *= s
+    index = Indices.reshape(X.shape[0], X.shape[1], -1)
+    if index.numel() and index.device.type != "meta":
+        lo, hi = torch.aminmax(index)
+        # NOTE: Paddle checks only the upper bound (a negative index corrupts its heap); both are checked here.
+        if int(lo) < 0 or int(hi) >= plane:
+            bad = int(lo) if int(lo) < 0 else int(hi)
+            raise ValueError(f"{op_type}: Indices holds {bad}, out of range [0, {plane}) for output_size "
+                             f"{list(output_size)}")
+    out = X.new_zeros(X.shape[0], X.shape[1], plane)
+    out = out.scatter(2, index.long(), X.reshape(X.shape[0], X.shape[1], -1))
+    return out.reshape(list(X.shape[:2]) + list(output_size))
+
+
+def _register_unpool(op_type, nd):
+    attrs = {"unpooling_type": "max", "ksize": [1] * nd, "strides": [1] * nd, "paddings": [0] * nd,
+             "output_size": [], "data_format": "NCHW" if nd == 2 else "NCDHW"}
+
+    def kernel(X, Indices, *, unpooling_type, ksize, strides, paddings, output_size, data_format):
+        return _unpool(op_type, nd, X, Indices, output_size, data_format)
+    kernel.__doc__ = f"{op_type}: scatters X to the flat per-plane positions in Indices of a zero output."
+    op(op_type, inputs=["X", "Indices"], outputs=["Out"], attrs=attrs)(kernel)
+
+
+for _type, _nd in [("unpool", 2), ("unpool3d", 3)]:
+    _register_unpool(_type, _nd)
+
+
+# -- power-average pooling ------------------------------------------------------------------------------------
+
+@op("lp_pool2d", inputs=["x"], outputs=["out"],
+    attrs={"pooling_type": "lp", "kernel_size": [1, 1], "global_pooling": False, "strides": [1, 1],
+           "paddings": [0, 0], "padding_algorithm": "EXPLICIT", "ceil_mode": False, "exclusive": True,
+           "data_format": "NCHW", "norm_type": 2.0})
+def lp_pool2d(x, *, pooling_type, kernel_size, global_pooling, strides, paddings, padding_algorithm, ceil_mode,
+              exclusive, data_format, norm_type):
+    """(sum of x**p over each window's input elements) ** (1/p); p = inf is max pooling. Powers are raw, as in
+    Paddle: a negative sum under a fractional root is NaN."""
+    _check_input("lp_pool2d", x, 2)
+    if norm_type == 0:
+        raise ValueError("lp_pool2d: norm_type cannot be 0")
+    t = to_channel_first(x, data_format)
+    pairs, out, kernel, stride = _windows("lp_pool2d", list(t.shape[2:]), kernel_size, strides, paddings,
+                                          padding_algorithm, ceil_mode)
+    if norm_type == float("inf"):
+        return from_channel_first(_max_pool(t, kernel, stride, pairs, out, False), data_format)
+    # pad after the power so that padding adds nothing (0 ** p would be inf for p < 0)
+    powered, _ = _pad_to_windows(t.pow(norm_type), pairs, kernel, stride, out, 0.0)
+    total = _AVG[2](powered, kernel, stride) * (kernel[0] * kernel[1])
+    return from_channel_first(total.pow(1.0 / norm_type), data_format)

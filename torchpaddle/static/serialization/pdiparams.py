@@ -66,18 +66,23 @@ def dtype_name(code):
 
 
 def dtype_code(dtype):
-    """Paddle dtype name, NumPy dtype or VarType number -> VarType element type."""
+    """Paddle dtype name, NumPy dtype or VarType number -> VarType element type.
+
+    Names invert dtype_name ('uint16' is UINT16); a NumPy uint16 dtype is bfloat16, as Paddle reads arrays."""
     if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
         if int(dtype) in DTYPES:
             return int(dtype)
         raise ValueError(f"VarType {_type_label(dtype)} is not a tensor element type")
-    name = getattr(dtype, "name", dtype)
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        name = None  # NumPy's convention below, not the names
+    else:
+        name = getattr(dtype, "name", dtype)
     if isinstance(name, str):
         name = {"paddle." + n: n for n in _BY_NAME}.get(name, name)
         if name in _BY_NAME:
             return _BY_NAME[name]
     try:
-        return _FROM_NUMPY[np.dtype(dtype)]
+        return _FROM_NUMPY[np.dtype(dtype).newbyteorder("=")]
     except (TypeError, KeyError):
         raise TypeError(f"dtype {dtype!r} has no Paddle tensor type") from None
 

@@ -76,8 +76,8 @@ def _md5(path):
     return digest.hexdigest()
 
 
-def load_pretrained(model, arch, model_urls):
-    """Load ``arch``'s ImageNet weights from Paddle's cache folder; torchpaddle never downloads them."""
+def cached_weights(arch, model_urls):
+    """The path of ``arch``'s ImageNet weights in Paddle's cache folder; torchpaddle never downloads them."""
     if arch not in model_urls:
         # NOTE: Paddle asserts here, so the type is AssertionError.
         raise AssertionError(f"{arch} model do not have a pretrained model now, you should set pretrained=False")
@@ -93,5 +93,13 @@ def load_pretrained(model, arch, model_urls):
     if found != md5sum:
         raise RuntimeError(f"{arch}(pretrained=True): {path} has md5 {found}, expected {md5sum} (a partial or "
                            f"different file); fetch {url} again, or load weights with model.set_state_dict")
-    model.set_state_dict(load(path))
+    return path
+
+
+def build(make, arch, model_urls, pretrained):
+    """``make()``, with the cached ImageNet weights loaded when ``pretrained`` (checked before building)."""
+    path = cached_weights(arch, model_urls) if pretrained else None
+    model = make()
+    if path is not None:
+        model.set_state_dict(load(path))
     return model

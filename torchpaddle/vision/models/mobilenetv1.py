@@ -1,7 +1,7 @@
 """MobileNetV1 (paddle.vision.models.MobileNetV1 / mobilenet_v1), with Paddle's layer names."""
 from ... import nn
 from ...tensor.manipulation import flatten
-from ._utils import ConvNormActivation, load_pretrained
+from ._utils import ConvNormActivation, build
 
 __all__ = ["MobileNetV1", "mobilenet_v1"]
 
@@ -63,5 +63,4 @@ class MobileNetV1(nn.Layer):
 
 def mobilenet_v1(pretrained=False, scale=1.0, **kwargs):
     """MobileNetV1; ``pretrained=True`` (scale 1.0 only) loads ImageNet weights from Paddle's cache folder."""
-    model = MobileNetV1(scale=scale, **kwargs)
-    return load_pretrained(model, "mobilenetv1_" + str(scale), model_urls) if pretrained else model
+    return build(lambda: MobileNetV1(scale=scale, **kwargs), "mobilenetv1_" + str(scale), model_urls, pretrained)

@@ -1,7 +1,7 @@
 """MobileNetV2 (paddle.vision.models.MobileNetV2 / mobilenet_v2), with Paddle's layer names."""
 from ... import nn
 from ...tensor.manipulation import flatten
-from ._utils import ConvNormActivation, _make_divisible, load_pretrained
+from ._utils import ConvNormActivation, _make_divisible, build
 
 __all__ = ["MobileNetV2", "mobilenet_v2"]
 
@@ -76,5 +76,4 @@ class MobileNetV2(nn.Layer):
 
 def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
     """MobileNetV2; ``pretrained=True`` (scale 1.0 only) loads ImageNet weights from Paddle's cache folder."""
-    model = MobileNetV2(scale=scale, **kwargs)
-    return load_pretrained(model, "mobilenetv2_" + str(scale), model_urls) if pretrained else model
+    return build(lambda: MobileNetV2(scale=scale, **kwargs), "mobilenetv2_" + str(scale), model_urls, pretrained)

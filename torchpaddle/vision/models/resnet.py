@@ -1,7 +1,7 @@
 """ResNet, ResNeXt and Wide ResNet (paddle.vision.models.resnet*), with Paddle's layer names."""
 from ... import nn
 from ...tensor.manipulation import flatten
-from ._utils import load_pretrained
+from ._utils import build
 
 __all__ = ["ResNet", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
            "resnext50_64x4d", "resnext101_32x4d", "resnext101_64x4d", "resnext152_32x4d", "resnext152_64x4d",
@@ -140,17 +140,16 @@ class ResNet(nn.Layer):
 
 
 def _resnet(arch, block, depth, pretrained, **kwargs):
-    model = ResNet(block, depth, **kwargs)
-    return load_pretrained(model, arch, model_urls) if pretrained else model
+    return build(lambda: ResNet(block, depth, **kwargs), arch, model_urls, pretrained)
 
 
 def _factory(arch, block, depth, doc, **fixed):
-    def build(pretrained=False, **kwargs):
+    def factory(pretrained=False, **kwargs):
         kwargs.update(fixed)  # as in Paddle, a ResNeXt/Wide factory overrides groups/width given by the caller
         return _resnet(arch, block, depth, pretrained, **kwargs)
-    build.__name__ = build.__qualname__ = arch
-    build.__doc__ = f"{doc}; ``pretrained=True`` loads ImageNet weights from Paddle's cache folder."
-    return build
+    factory.__name__ = factory.__qualname__ = arch
+    factory.__doc__ = f"{doc}; ``pretrained=True`` loads ImageNet weights from Paddle's cache folder."
+    return factory
 
 
 resnet18 = _factory("resnet18", BasicBlock, 18, "ResNet-18")

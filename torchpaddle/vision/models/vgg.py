@@ -1,7 +1,7 @@
 """VGG 11/13/16/19 with optional batch norm (paddle.vision.models.vgg*), with Paddle's layer names."""
 from ... import nn
 from ...tensor.manipulation import flatten
-from ._utils import load_pretrained
+from ._utils import build
 
 __all__ = ["VGG", "vgg11", "vgg13", "vgg16", "vgg19"]
 
@@ -61,17 +61,16 @@ def make_layers(cfg, batch_norm=False):
 
 
 def _vgg(arch, cfg, batch_norm, pretrained, **kwargs):
-    model = VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
-    return load_pretrained(model, arch, model_urls) if pretrained else model
+    return build(lambda: VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs), arch, model_urls, pretrained)
 
 
 def _factory(name, cfg):
-    def build(pretrained=False, batch_norm=False, **kwargs):
+    def factory(pretrained=False, batch_norm=False, **kwargs):
         return _vgg(name + ("_bn" if batch_norm else ""), cfg, batch_norm, pretrained, **kwargs)
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = (f"{name.upper()} (configuration {cfg}); ``pretrained=True`` loads ImageNet weights from "
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = (f"{name.upper()} (configuration {cfg}); ``pretrained=True`` loads ImageNet weights from "
                      f"Paddle's cache folder (Paddle publishes them for vgg16 and vgg19 without batch norm).")
-    return build
+    return factory
 
 
 vgg11 = _factory("vgg11", "A")

@@ -1,0 +1,1 @@
+"""paddle.static: the static-graph layer (Program IR, Executor, persistence); only serialization/ exists yet."""
