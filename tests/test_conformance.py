@@ -1,6 +1,8 @@
 """Conformance tier: the op table on real PaddlePaddle 3.3.1 (side venv) vs torchpaddle: values, dtypes,
 shapes, stop_gradient and exception types."""
 import concurrent.futures
+import fcntl
+import hashlib
 import os
 import pickle
 import tempfile
@@ -30,16 +32,48 @@ def _reference_for(module, tmp):
         return {name: {"setup_error": message} for name, case in ROWS.items() if case.module == module}
 
 
-@pytest.fixture(scope="session")
-def reference():
-    if not paddle_ref.available():
-        pytest.skip(f"reference PaddlePaddle venv not found at {paddle_ref.PYTHON} (set PADDLE_REF_PYTHON)")
+def _rows_digest():
+    digest = hashlib.sha256()
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "optable")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), "rb") as f:
+                digest.update(name.encode() + f.read())
+    return digest.hexdigest()[:16]
+
+
+def _compute_reference():
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             for part in pool.map(lambda m: _reference_for(m, tmp), row_modules()):
                 results.update(part)
     return results
+
+
+@pytest.fixture(scope="session")
+def reference():
+    """Real Paddle's records for every row; computed once per rows content and shared by xdist workers."""
+    if not paddle_ref.available():
+        pytest.skip(f"reference PaddlePaddle venv not found at {paddle_ref.PYTHON} (set PADDLE_REF_PYTHON)")
+    cache_dir = os.path.join(tempfile.gettempdir(), "torchpaddle-conformance")
+    os.makedirs(cache_dir, exist_ok=True)
+    path = os.path.join(cache_dir, f"{_rows_digest()}.pkl")
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    return pickle.load(f)
+            results = _compute_reference()
+            failed = any("setup_error" in r and "reference run of" in r["setup_error"] for r in results.values())
+            if not failed:  # never cache a crashed or timed-out reference run
+                with open(path + ".tmp", "wb") as f:
+                    pickle.dump(results, f)
+                os.replace(path + ".tmp", path)
+            return results
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _same_exception(ours, theirs):

@@ -156,6 +156,9 @@ def test_mlp_params_load_as_paddle_has_them():
         np.testing.assert_array_equal(array, expect)
     with open(os.path.join(FIXTURES, "mlp.pdiparams"), "rb") as f:  # a file object works too
         assert len(S.read_tensors(f)) == 4
+    # the loaded parameters reproduce Paddle's own output of the saved program
+    params = dict(zip(names, loaded))
+    np.testing.assert_allclose(_mlp_forward(params, arrays["x"]), arrays["y"], rtol=1e-5, atol=1e-6)
 
 
 def test_mlp_params_write_paddles_bytes():

@@ -133,6 +133,8 @@ def _need(buf, offset, size, what):
 def read_tensor(data, offset=0):
     """Read the tensor starting at ``offset``; return (TensorRecord, offset just past it)."""
     buf = _as_buffer(data)
+    if not 0 <= offset <= len(buf):
+        raise ValueError(f"tensor stream: offset {offset} is outside the {len(buf)} bytes")
     _need(buf, offset, 4, "the tensor version")
     (version,) = _U32.unpack_from(buf, offset)
     if version != _TENSOR_VERSION:

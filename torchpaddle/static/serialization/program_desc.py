@@ -510,5 +510,7 @@ class ProgramView:
 
 def view_program(program):
     """Bytes or a ProgramDesc -> ProgramView."""
-    desc = program if isinstance(program, ProgramDesc) else parse_program(program)
-    return ProgramView.from_desc(desc)
+    if isinstance(program, ProgramDesc):
+        check_program(program)
+        return ProgramView.from_desc(program)
+    return ProgramView.from_desc(parse_program(program))
