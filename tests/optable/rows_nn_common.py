@@ -77,6 +77,10 @@ def _cosine_samples(rng, dtype):
             Sample((_u(rng, 3, 4), _u(rng, 3, 1)), {"axis": 1})]
 
 
+def _pairwise(x, y, p=2.0, epsilon=1e-6, keepdim=False):
+    return (np.abs(x - y + epsilon) ** p).sum(-1, keepdims=keepdim) ** (1 / p)
+
+
 def _diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = input.shape[-1] + abs(offset)
     out = np.zeros(input.shape[:-1] + (n, n), dtype=input.dtype)
@@ -214,6 +218,14 @@ OPS = [
            errors=(Err((_ones(3, 4), _ones(2, 4)), exc=ValueError, note="cannot broadcast"),
                    Err((_ones(3, 4), _ones(3, 4)), {"axis": 4}, exc=IndexError),
                    Err((T(np.ones((3, 4)), dtype="int64"), T(np.ones((3, 4)), dtype="int64")), exc=TypeError))),
+    OpCase("pairwise_distance", _f("pairwise_distance"), _pairwise,
+           lambda rng, dtype: [Sample((_u(rng, 3, 4), _u(rng, 3, 4))),
+                               Sample((_u(rng, 3, 4), _u(rng, 4)), {"p": 1.0, "keepdim": True}),
+                               Sample((_u(rng, 2, 3, 4), _u(rng, 2, 3, 4)), {"p": 3.0, "epsilon": 0.0})],
+           FLOATS,
+           errors=(Err((_ones(3, 4), _ones(3, 5)), exc=ValueError, note="cannot broadcast"),
+                   Err((T(np.ones((2, 2)), dtype="int64"), T(np.ones((2, 2)), dtype="int64")), exc=RuntimeError),
+                   Err(([1.0, 2.0], _ones(2)), exc=ValueError, note="a list is not a Tensor"))),
     OpCase("diag_embed_functional", _f("diag_embed"), _diag_embed,
            lambda rng, dtype: [Sample((_u(rng, 2, 3),)), Sample((_u(rng, 3),), {"offset": 1})],
            FLOATS, grad=False),

@@ -354,6 +354,32 @@ def _hs_samples(rng, dtype):
             Sample((x, T(np.array([0, 3, 3]), dtype="int64"), 6, w, b), {"path_table": table, "path_code": code})]
 
 
+def _adaptive(input, label, head_weight, tail_weights, cutoffs, head_bias=None):
+    head_logprob = _log_softmax(input @ head_weight + (0 if head_bias is None else head_bias), 1)
+    out = np.zeros(len(label))
+    for r, y in enumerate(label):
+        if y < cutoffs[0]:
+            out[r] = head_logprob[r, y]
+            continue
+        i = next(k for k in range(1, len(cutoffs)) if y < cutoffs[k])
+        cluster = _log_softmax((input[r:r + 1] @ tail_weights[i - 1][0]) @ tail_weights[i - 1][1], 1)
+        out[r] = head_logprob[r, cutoffs[0] + i - 1] + cluster[0, y - cutoffs[i - 1]]
+    return out, -out.mean()
+
+
+def _adaptive_samples(rng, dtype):
+    u = lambda *s: _uniform(rng, s, -1.0, 1.0)  # noqa: E731
+    x, head_weight = u(5, 4), u(4, 4)     # a shortlist of 2 and 2 tail clusters
+    tails = [[u(4, 2), u(2, 3)], [u(4, 1), u(1, 2)]]
+    return [Sample((x, T(np.array([0, 2, 4, 6, 1]), dtype="int64"), head_weight, tails, [2, 5, 7])),
+            Sample((x, T(np.array([3, 3, 0, 1, 6]), dtype="int64"), head_weight, tails, [2, 5, 7]),
+                   {"head_bias": u(4)})]
+
+
+def _ones(*shape):
+    return T(np.ones(shape))
+
+
 _NLL_X = T(np.log(np.full((4, 3), 1 / 3)))
 _CTC_ARGS = (T(np.zeros((5, 2, 4))), T(np.array([[1, 2], [3, 0]]), dtype="int32"), T(np.array([5, 4]), dtype="int64"),
              T(np.array([2, 1]), dtype="int64"))
@@ -476,6 +502,19 @@ OPS = [
                    Err((T(np.ones((3, 4))), T(np.array([0, 1]), dtype="int64"), 6, T(np.ones((5, 4)))),
                        exc=ValueError, note="label count"))),
 ]
+
+OPS.append(
+    OpCase("adaptive_log_softmax_with_loss", _f("adaptive_log_softmax_with_loss"), _adaptive, _adaptive_samples,
+           FLOATS, rtol=1e-4,
+           errors=(Err((_ones(5, 4), T(np.array([0, 1, 9, 2, 1]), dtype="int64"), _ones(4, 4),
+                        [[_ones(4, 2), _ones(2, 3)], [_ones(4, 1), _ones(1, 2)]], [2, 5, 7]), exc=ValueError,
+                       note="label >= n_classes"),
+                   Err((_ones(5, 4), T(np.zeros((5, 1)), dtype="int64"), _ones(4, 4),
+                        [[_ones(4, 2), _ones(2, 3)], [_ones(4, 1), _ones(1, 2)]], [2, 5, 7]), exc=ValueError,
+                       note="2-D label"),
+                   Err((_ones(5, 4), T(np.zeros(4), dtype="int64"), _ones(4, 4),
+                        [[_ones(4, 2), _ones(2, 3)], [_ones(4, 1), _ones(1, 2)]], [2, 5, 7]), exc=ValueError,
+                       note="batch mismatch"))))
 
 # Inputs Paddle accepts but reads out of bounds for (or crashes on); here they raise.
 OPS += [

@@ -5,12 +5,12 @@ import math
 
 from ... import ops as _ops
 from ... import tensor as _pt
-from ...framework.tensor import PaddleAssertionError, Tensor
+from ...framework.tensor import PaddleAssertionError
 from ...ops.defs.math_unary import KernelDtypeError
-from .activation import _tensor, relu, sigmoid
-from .common import label_smooth, one_hot
+from .activation import _tensor, log_softmax, relu, sigmoid
+from .common import label_smooth, linear, one_hot
 
-__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "ctc_loss", "dice_loss",
+__all__ = ["adaptive_log_softmax_with_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "ctc_loss", "dice_loss",
            "hsigmoid_loss", "kl_div", "l1_loss", "log_loss", "margin_ranking_loss", "mse_loss", "nll_loss",
            "npair_loss", "sigmoid_focal_loss", "smooth_l1_loss", "softmax_with_cross_entropy", "square_error_cost"]
 
@@ -306,3 +306,49 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
     _tensor(input, "hsigmoid_loss")
     return _ops.hierarchical_sigmoid(input, weight, label, path_table, path_code, bias, num_classes=num_classes,
                                      is_sparse=is_sparse)[0]
+
+
+def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cutoffs, head_bias=None, name=None):
+    """Log-probability of each label under an adaptive softmax (a head over the shortlist plus one token per tail
+    cluster; each tail a two-layer projection) and the mean negative log-likelihood."""
+    _tensor(input, "adaptive_log_softmax_with_loss")
+    target_dim = len(label.shape)
+    if target_dim == 1:
+        if input.shape[0] != label.shape[0] and label.shape[0] != 0:
+            raise ValueError("adaptive_log_softmax_with_loss(): input and label must have the same batch size")
+        if len(input.shape) != 2:
+            raise ValueError(f"adaptive_log_softmax_with_loss(): a 1-D label needs a 2-D input, got "
+                             f"{list(input.shape)}")
+    elif target_dim == 0:
+        if len(input.shape) != 1:
+            raise ValueError(f"adaptive_log_softmax_with_loss(): a 0-D label needs a 1-D input, got "
+                             f"{list(input.shape)}")
+    else:
+        raise ValueError("adaptive_log_softmax_with_loss(): label must be 0-D or 1-D")
+    batched = target_dim > 0
+    if not batched:
+        input, label = _pt.unsqueeze(input, 0), _pt.unsqueeze(label, 0)
+    cutoffs = [int(c) for c in cutoffs]
+    if label.shape[0] and (int(label.min()) < 0 or int(label.max()) >= cutoffs[-1]):
+        raise ValueError(f"adaptive_log_softmax_with_loss(): label values must lie in [0, {cutoffs[-1] - 1}], got "
+                         f"[{int(label.min())}, {int(label.max())}]")
+    head_logprob = log_softmax(linear(input, head_weight, head_bias), axis=1)
+    # A shortlist row reads its label from the head; a row in tail cluster i reads the head's token for the
+    # cluster plus the label's log-probability inside the cluster.
+    head_index = _pt.where(label < cutoffs[0], label, _pt.zeros_like(label))
+    output = _pt.zeros([label.shape[0]], dtype=input.dtype)
+    for i in range(1, len(cutoffs)):
+        low, high = cutoffs[i - 1], cutoffs[i]
+        in_cluster = (label >= low) & (label < high)
+        rows = _pt.nonzero(in_cluster).flatten()
+        if rows.shape[0] == 0:
+            continue
+        head_index = _pt.where(in_cluster, _pt.full_like(label, cutoffs[0] + i - 1), head_index)
+        cluster = linear(linear(_pt.index_select(input, rows, axis=0), tail_weights[i - 1][0]),
+                         tail_weights[i - 1][1])
+        relative = _pt.unsqueeze(_pt.masked_select(label, in_cluster) - low, 1)
+        local = _pt.take_along_axis(log_softmax(cluster, axis=1), relative, axis=1)
+        output = output + _pt.scatter_nd(_pt.unsqueeze(rows, 1), _pt.squeeze(local, 1), [label.shape[0]])
+    output = output + _pt.squeeze(_pt.take_along_axis(head_logprob, _pt.unsqueeze(head_index, 1), axis=1), 1)
+    loss = _pt.mean(-output)
+    return (output if batched else _pt.squeeze(output, 0)), loss

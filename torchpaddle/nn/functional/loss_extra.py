@@ -1,16 +1,17 @@
-"""Margin and likelihood losses that Paddle 3.3.1 composes in Python (soft/hinge/
+"""Margin, likelihood and adaptive-softmax losses that Paddle 3.3.1 composes in Python (soft/hinge/
 cosine/triplet/multi-margin losses, poisson and gaussian NLL). They are built from the public tensor functions
 so a static program holds the same ops as Paddle's."""
 import math
 
 from ... import tensor as _pt
-from .activation import _tensor, log_sigmoid, relu
-from .common import one_hot
+from .activation import _tensor, log_sigmoid, log_softmax, relu
+from .common import linear, one_hot
 from .distance import pairwise_distance
 
 __all__ = ["soft_margin_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "triplet_margin_loss", "triplet_margin_with_distance_loss", "multi_margin_loss",
-           "multi_label_soft_margin_loss", "multi_label_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+           "multi_label_soft_margin_loss", "multi_label_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
+           "adaptive_log_softmax_with_loss"]
 
 _FLOAT_NAMES = ("float32", "float64")
 
@@ -225,3 +226,52 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-06, reducti
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
+
+
+# -- adaptive softmax -----------------------------------------------------------------------------------------
+def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cutoffs, head_bias=None, name=None):
+    """Returns (per-row log-probability of the label, mean negative log-likelihood). ``cutoffs`` ends with
+    n_classes; tail cluster i projects through tail_weights[i][0] then tail_weights[i][1]."""
+    api = "adaptive_log_softmax_with_loss"
+    _tensor(input, api)
+    _tensor(label, api)
+    label_dims, input_dims = len(label.shape), len(input.shape)
+    if label_dims == 1:
+        if input.shape[0] != label.shape[0] and label.shape[0] != 0:
+            raise ValueError(f"{api}(): input{list(input.shape)} and label{list(label.shape)} must have the same "
+                             f"batch size")
+        if input_dims != 2:
+            raise ValueError(f"{api}(): a 1-D label needs a 2-D input, got input{list(input.shape)}")
+    elif label_dims == 0:
+        if input_dims != 1:
+            raise ValueError(f"{api}(): a 0-D label needs a 1-D input, got input{list(input.shape)}")
+        input, label = _pt.unsqueeze(input, 0), _pt.unsqueeze(label, 0)
+    else:
+        raise ValueError(f"{api}(): label must be 0-D or 1-D, got label{list(label.shape)}")
+    cutoffs = [int(c) for c in cutoffs]
+    batch = label.shape[0]
+    if label.size:
+        low, high = int(_pt.min(label)), int(_pt.max(label))
+        if low < 0 or high >= cutoffs[-1]:
+            raise ValueError(f"{api}(): label values must lie in [0, {cutoffs[-1] - 1}], got values in "
+                             f"[{low}, {high}]")
+    label = _pt.cast(label, "int64")
+    head_index = label
+    output = _pt.zeros([batch], dtype=input.dtype)
+    for i in range(1, len(cutoffs)):
+        low, high = cutoffs[i - 1], cutoffs[i]
+        in_cluster = (label >= low) & (label < high)
+        rows = _pt.reshape(_pt.nonzero(in_cluster), [-1])
+        if rows.shape[0] == 0:
+            continue
+        # A tail row's head term is its cluster's slot; its own term comes from the cluster's softmax, computed
+        # over that cluster's rows only.
+        head_index = _pt.where(in_cluster, _pt.full_like(head_index, cutoffs[0] + i - 1), head_index)
+        projected = linear(linear(_pt.index_select(input, rows, 0), tail_weights[i - 1][0]), tail_weights[i - 1][1])
+        relative = _pt.unsqueeze(_pt.index_select(label, rows, 0) - low, 1)
+        local = _pt.take_along_axis(log_softmax(projected, axis=1), relative, 1)
+        output = output + _pt.scatter_nd(_pt.unsqueeze(rows, 1), _pt.reshape(local, [-1]), [batch])
+    head_logprob = log_softmax(linear(input, head_weight, head_bias), axis=1)
+    output = output + _pt.reshape(_pt.take_along_axis(head_logprob, _pt.unsqueeze(head_index, 1), 1), [-1])
+    loss = _pt.mean(-output)
+    return (output if label_dims else _pt.squeeze(output, 0)), loss
