@@ -71,7 +71,7 @@ def _trainer(paddle, model, optimizer, loss_fn, x, y):
         optimizer.clear_grad()
         return loss
 
-    first = [float(step()) for _ in range(3)]
+    first = [step().item() for _ in range(3)]
 
     def run(n):
         for _ in range(n):
@@ -88,7 +88,7 @@ def _torch_trainer(torch, model, optimizer, loss_fn, x, y):
         optimizer.zero_grad()
         return loss
 
-    first = [float(step()) for _ in range(3)]
+    first = [step().item() for _ in range(3)]
 
     def run(n):
         for _ in range(n):

@@ -501,9 +501,6 @@ OPS = [
                        exc=ValueError, note="num_classes < 2"),
                    Err((T(np.ones((3, 4))), T(np.array([0, 1]), dtype="int64"), 6, T(np.ones((5, 4)))),
                        exc=ValueError, note="label count"))),
-]
-
-OPS.append(
     OpCase("adaptive_log_softmax_with_loss", _f("adaptive_log_softmax_with_loss"), _adaptive, _adaptive_samples,
            FLOATS, rtol=1e-4,
            errors=(Err((_ones(5, 4), T(np.array([0, 1, 9, 2, 1]), dtype="int64"), _ones(4, 4),
@@ -514,7 +511,8 @@ OPS.append(
                        note="2-D label"),
                    Err((_ones(5, 4), T(np.zeros(4), dtype="int64"), _ones(4, 4),
                         [[_ones(4, 2), _ones(2, 3)], [_ones(4, 1), _ones(1, 2)]], [2, 5, 7]), exc=ValueError,
-                       note="batch mismatch"))))
+                       note="batch mismatch"))),
+]
 
 # Inputs Paddle accepts but reads out of bounds for (or crashes on); here they raise.
 OPS += [
