@@ -281,7 +281,10 @@ CASES = [
         w = t(np.ones([1, 1, 7, 1]), "float32")
         out = paddle.nn.functional.conv2d(x, w, dilation=2, data_format="NHWC")
         must_raise("conv2d whose dilated kernel (13 x 1) exceeds the input (11 x 12)")
-    """, later="nn issue", title="#76955: SIGFPE in conv2d with NHWC input"),
+    """, later="nn issue", title="#76955: SIGFPE in conv2d with NHWC input",
+      # Paddle 3.3.1 no longer crashes but fails later on an allocator precondition (RuntimeError
+      # "meta data must be valid"), not on the shapes: we raise the ValueError naming them instead.
+      conformance=False),
 
     # --- the same failure classes on the other `002:paddle` ops -------------------------------------
     R("EDGE-gather-oob", "gather", """

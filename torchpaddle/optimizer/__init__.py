@@ -18,3 +18,7 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "Adagrad", "Adam", "AdamW", "Adamax", "ASGD", "RAdam", "RMSProp", "Adadelta", "SGD", "Rprop",
            "Momentum", "NAdam", "Lamb", "LBFGS"]
+
+from . import static_minimize as _static_minimize  # noqa: E402
+
+_static_minimize.install()

@@ -1,1 +1,17 @@
-"""paddle.static: the static-graph layer (Program IR, Executor, persistence); only serialization/ exists yet."""
+"""paddle.static: the static-graph layer: Program IR, Executor, backward, persistence."""
+from ..framework.program import (Program, Block, Operator, Variable, default_main_program,  # noqa: F401
+                                 default_startup_program, program_guard, name_scope, device_guard)
+from ..framework.program import StaticParameter as Parameter  # noqa: F401
+from .append import create_global_var, install as _install
+from .scope import Scope, global_scope, scope_guard  # noqa: F401
+from .executor import Executor  # noqa: F401
+from .backward import append_backward, gradients  # noqa: F401
+from .input import (data, InputSpec, create_parameter, WeightNormParamAttr, cpu_places,  # noqa: F401
+                    cuda_places)
+
+_install()
+
+__all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
+           "default_startup_program", "program_guard", "name_scope", "device_guard", "create_global_var",
+           "Scope", "global_scope", "scope_guard", "Executor", "append_backward", "gradients", "data",
+           "InputSpec", "create_parameter", "WeightNormParamAttr", "cpu_places", "cuda_places"]

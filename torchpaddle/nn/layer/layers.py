@@ -9,7 +9,9 @@ import torch
 
 from ...framework import dtype as _dtype
 from ...framework.param_attr import ParamAttr
+from ...framework.mode import STATE as _MODE
 from ...framework.parameter import Parameter
+from ...framework.program import StaticParameter
 from ...framework.place import Place, to_torch_device
 from ...framework.tensor import PaddleAssertionError, Tensor, wrap
 from ...utils import unique_name
@@ -25,6 +27,9 @@ _DIST_SCOPES = {"row_parallel_linear": "linear", "column_parallel_linear": "line
                 "vocab_parallel_embedding": "embedding"}
 _CAST_DTYPES = ("bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
                 "complex64", "complex128", "bool")
+
+
+_PARAMETERS = (Parameter, StaticParameter)
 
 
 def _camel_to_snake(name):
@@ -55,6 +60,44 @@ def _as_param_attr(attr):
     if isinstance(attr, str) and attr == "":
         return ParamAttr()
     return ParamAttr._to_attr(attr)
+
+
+def create_parameter_for(shape, dtype, name, attr, is_bias, default_initializer, who, name_prefix=None,
+                         device=None):
+    """The parameter of a layer or of ``static.create_parameter``: an eager Parameter in dygraph mode, a
+    parameter of the main program (initialized in the startup program) in static mode."""
+    attr = _as_param_attr(attr)
+    if attr is False:
+        return None
+    shape = [int(s) for s in (shape.tolist() if isinstance(shape, Tensor) else shape)]
+    for i, s in enumerate(shape):
+        if s < 0:
+            raise PaddleAssertionError(f"{who}: every dimension of shape must be >= 0, but dimension {i} of "
+                                       f"{shape} is {s}")
+    dtype = _dtype.convert_dtype(_dtype.get_default_dtype() if dtype is None else dtype)
+    initializer = attr.initializer or global_initializer(is_bias) or default_initializer
+    if initializer is None:
+        if dtype.name not in ("float16", "float32", "float64", "bfloat16", "int8"):
+            raise TypeError(f"{who}: the default initializer only fills float16, float32, float64 or bfloat16 "
+                            f"parameters, got {dtype.name}; pass default_initializer")
+        initializer = _init.Constant(0.0) if is_bias else _init.XavierUniform()
+    if attr.name is not None:
+        name = attr.name
+    elif name is None:
+        name = unique_name.generate(f"{name_prefix}.{'b' if is_bias else 'w'}" if name_prefix else
+                                    "create_parameter")
+    attrs = dict(trainable=attr.trainable, optimize_attr={"learning_rate": attr.learning_rate},
+                 regularizer=attr.regularizer, do_model_average=attr.do_model_average, need_clip=attr.need_clip)
+    if _MODE.static:
+        from ...static.param_init import create_static_parameter
+        return create_static_parameter(shape, dtype, name, initializer, **attrs)
+    _claim_parameter_name(name)
+    param = Parameter(shape, dtype, name=name, **attrs)
+    if device is not None:
+        requires = param._t.requires_grad
+        param._t = param._t.to(to_torch_device(device)).detach().requires_grad_(requires)
+    initializer(param)
+    return param
 
 
 class HookRemoveHelper:
@@ -226,32 +269,8 @@ class Layer:
         """A new Parameter named ``<full_name>.w_N`` (``.b_N`` for biases), filled by the attr's initializer,
         else the global one (set_global_initializer), else ``default_initializer``, else XavierUniform
         (weights) / Constant(0) (biases). ``attr=False`` means no parameter (returns None)."""
-        attr = _as_param_attr(attr)
-        if attr is False:
-            return None
-        shape = [int(s) for s in (shape.tolist() if isinstance(shape, Tensor) else shape)]
-        for i, s in enumerate(shape):
-            if s < 0:
-                raise PaddleAssertionError(f"{type(self).__name__}.create_parameter: every dimension of shape "
-                                           f"must be >= 0, but dimension {i} of {shape} is {s}")
-        dtype = _dtype.convert_dtype(_dtype.get_default_dtype() if dtype is None else dtype)
-        initializer = attr.initializer or global_initializer(is_bias) or default_initializer
-        if initializer is None:
-            if dtype.name not in ("float16", "float32", "float64", "bfloat16", "int8"):
-                raise TypeError("create_parameter: the default initializer only fills float16, float32, float64 "
-                                f"or bfloat16 parameters, got {dtype.name}; pass default_initializer")
-            initializer = _init.Constant(0.0) if is_bias else _init.XavierUniform()
-        name = attr.name if attr.name is not None else \
-            unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
-        _claim_parameter_name(name)
-        param = Parameter(shape, dtype, name=name, trainable=attr.trainable,
-                          optimize_attr={"learning_rate": attr.learning_rate}, regularizer=attr.regularizer,
-                          do_model_average=attr.do_model_average, need_clip=attr.need_clip)
-        if device is not None:
-            requires = param._t.requires_grad
-            param._t = param._t.to(to_torch_device(device)).detach().requires_grad_(requires)
-        initializer(param)
-        return param
+        return create_parameter_for(shape, dtype, None, attr, is_bias, default_initializer,
+                                    f"{type(self).__name__}.create_parameter", self._full_name, device)
 
     def create_variable(self, name=None, persistable=None, dtype=None):
         t = wrap(torch.zeros([0], dtype=_dtype.to_torch_dtype(dtype or _dtype.get_default_dtype())))
@@ -273,7 +292,7 @@ class Layer:
             raise KeyError("add_parameter: the parameter name cannot be empty")
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"add_parameter: the attribute {name!r} already exists")
-        if parameter is not None and not isinstance(parameter, Parameter):
+        if parameter is not None and not isinstance(parameter, _PARAMETERS):
             raise TypeError(f"add_parameter: the parameter to add must be a Parameter, got "
                             f"{type(parameter).__name__}")
         self._parameters[name] = parameter
@@ -309,7 +328,7 @@ class Layer:
             raise KeyError("register_buffer: the buffer name cannot be empty")
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"register_buffer: the attribute {name!r} already exists")
-        if tensor is not None and (not isinstance(tensor, Tensor) or isinstance(tensor, Parameter)):
+        if tensor is not None and (not isinstance(tensor, Tensor) or isinstance(tensor, _PARAMETERS)):
             raise TypeError(f"register_buffer: the buffer must be a Tensor, got {type(tensor).__name__}")
         self._buffers[name] = tensor
         if persistable:
@@ -680,7 +699,7 @@ class Layer:
             object.__setattr__(self, name, value)
             return
         params = d.get("_parameters")
-        if isinstance(value, Parameter):
+        if isinstance(value, _PARAMETERS):
             if params is None:
                 raise ValueError("Layer: super().__init__() should be called before assigning parameters")
             for table in (d, d["_buffers"], d["_sub_layers"]):

@@ -1,0 +1,174 @@
+"""append_backward / gradients: append ``<type>_grad`` ops and ``X@GRAD`` variables to a Program.
+
+The grad ops are real OpDescs (they serialize and print like Paddle's); the Executor runs a run of them as
+one autograd step over the forward graph of the same run (see executor.py).
+"""
+from ..framework.program import GRAD_SUFFIX, OpRole, Variable, _role_guard, grad_var_name
+from ..ops.registry import REGISTRY
+
+__all__ = ["append_backward", "gradients"]
+
+
+def _as_names(values, what):
+    if values is None:
+        return set()
+    if isinstance(values, (Variable, str)):
+        values = [values]
+    out = set()
+    for v in values:
+        if isinstance(v, Variable):
+            out.add(v.name)
+        elif isinstance(v, str):
+            out.add(v)
+        else:
+            raise TypeError(f"{what} must hold Variables or names, got {type(v).__name__}")
+    return out
+
+
+def _differentiable(var):
+    return var is not None and not var.stop_gradient and (var.dtype.is_floating_point or
+                                                          var.dtype.name.startswith("complex"))
+
+
+def _path_ops(block, target_names, no_grad, force=()):
+    """Forward ops on a path from a differentiable input to a target, with the variables needing a gradient."""
+    ops = [op for op in block.ops if not (op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize))]
+
+    def wants(n):
+        return n in force or (n not in no_grad and _differentiable(block._find_var_recursive(n)))
+
+    # forward reachability: which variables depend on a differentiable leaf (or a forced input)
+    live, produced = set(force), set()
+    for op in ops:
+        for n in op.input_arg_names:
+            if n not in produced and wants(n):
+                live.add(n)
+        d = REGISTRY.get(op.type)
+        if (d is None or d.differentiable) and any(n in live for n in op.input_arg_names):
+            live.update(n for n in op.output_arg_names if wants(n))
+        produced.update(op.output_arg_names)
+    # backward reachability from the targets
+    needed = set(target_names)
+    chosen = []
+    for op in reversed(ops):
+        outs = [n for n in op.output_arg_names if n in needed and n in live]
+        if not outs:
+            continue
+        ins = [n for n in op.input_arg_names if n in live]
+        if not ins:
+            continue
+        chosen.append((op, outs, ins))
+        needed.update(ins)
+    return chosen
+
+
+def _append_grad_ops(block, targets, target_grads, no_grad, force=()):
+    """Seed each target's gradient and append the grad ops; returns {forward name: grad Variable}."""
+    program = block.program
+    target_names = [t.name for t in targets]
+    grads = {}
+    with _role_guard(program, OpRole.Backward):
+        for target, given in zip(targets, target_grads):
+            gname = grad_var_name(target.name)
+            gvar = block.create_var(name=gname, shape=target.shape, dtype=target.dtype, stop_gradient=True)
+            if given is None:
+                op = block.append_op("fill_constant", {}, {"Out": [gname]},
+                                     {"shape": list(target.shape), "value": 1.0, "dtype": target.dtype.proto,
+                                      "str_value": "", "force_cpu": False, "place_type": -1,
+                                      "op_role": OpRole.Backward | OpRole.Loss})
+                if any(d < 0 for d in target.shape):
+                    # a batch-sized target seeds with ones of its runtime shape
+                    op.type = "fill_any_like"
+                    op.inputs = {"X": [target.name]}
+                    op.attrs = {"value": 1.0, "dtype": -1, "op_role": OpRole.Backward | OpRole.Loss}
+            else:
+                block.append_op("assign", {"X": [given.name]}, {"Out": [gname]})
+            grads[target.name] = gvar
+        for op, outs, ins in _path_ops(block, target_names, no_grad, force):
+            inputs = {slot: list(names) for slot, names in op.inputs.items()}
+            inputs.update({slot: list(names) for slot, names in op.outputs.items()})
+            for slot, names in op.outputs.items():
+                have = [grad_var_name(n) for n in names if n in grads]
+                if have:
+                    inputs[slot + GRAD_SUFFIX] = have
+            outputs = {}
+            for slot, names in op.inputs.items():
+                wanted = [n for n in names if n in ins]
+                if not wanted:
+                    continue
+                outputs[slot + GRAD_SUFFIX] = [grad_var_name(n) for n in wanted]
+                for n in wanted:
+                    if n not in grads:
+                        fwd = block._find_var_recursive(n)
+                        grads[n] = block.create_var(name=grad_var_name(n), shape=fwd.shape, dtype=fwd.dtype,
+                                                    stop_gradient=True)
+            attrs = {k: v for k, v in op.attrs.items() if k not in ("op_role", "op_callstack")}
+            attrs["op_role"] = OpRole.Backward
+            block.append_op(op.type + "_grad", inputs, outputs, attrs)
+    return grads
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None, checkpoints=None,
+                    distop_context=None):
+    """Append the backward of ``loss``; returns [(parameter, its @GRAD Variable)]."""
+    if not isinstance(loss, Variable):
+        raise TypeError(f"append_backward: loss must be a static Variable, got {type(loss).__name__}")
+    if loss.stop_gradient:
+        raise ValueError(f"append_backward: loss {loss.name} has stop_gradient=True; nothing depends on a "
+                         "trainable input")
+    if callbacks is not None and not isinstance(callbacks, (list, tuple)):
+        raise TypeError("append_backward: callbacks must be a list")
+    block = loss.block.program.global_block()
+    no_grad = _as_names(no_grad_set, "append_backward: no_grad_set")
+    no_grad |= {v.name for v in block.vars.values() if v.stop_gradient}
+    grads = _append_grad_ops(block, [loss], [None], no_grad)
+    if parameter_list is not None:
+        names = [p.name if isinstance(p, Variable) else p for p in parameter_list]
+        for n in names:
+            if not isinstance(n, str):
+                raise TypeError(f"append_backward: parameter_list must hold Parameters or names, got "
+                                f"{type(n).__name__}")
+        params = [block.var(n) for n in names]
+    else:
+        params = [p for p in block.program.all_parameters() if p.trainable]
+    pairs = [(p, grads[p.name]) for p in params if p.name in grads]
+    for p, g in pairs:
+        for op in block.ops:
+            if g.name in op.output_arg_names and op.attrs.get("op_role", 0) & OpRole.Backward:
+                op.attrs["op_role_var"] = [p.name, g.name]
+    if callbacks:
+        for cb in callbacks:
+            cb(block=block, context={})
+    return pairs
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Append the backward of ``targets`` w.r.t. ``inputs``; returns their @GRAD Variables (None where an
+    input does not reach any target)."""
+    single = isinstance(inputs, Variable)
+    targets = [targets] if isinstance(targets, Variable) else list(targets)
+    inputs = [inputs] if single else list(inputs)
+    for what, vs in (("targets", targets), ("inputs", inputs)):
+        for v in vs:
+            if not isinstance(v, Variable):
+                raise TypeError(f"gradients: {what} must be static Variables, got {type(v).__name__}")
+    if target_gradients is None:
+        target_gradients = [None] * len(targets)
+    else:
+        if isinstance(target_gradients, Variable):
+            target_gradients = [target_gradients]
+        target_gradients = list(target_gradients)
+        if len(target_gradients) != len(targets):
+            raise ValueError(f"gradients: {len(target_gradients)} target_gradients for {len(targets)} targets")
+        for t, g in zip(targets, target_gradients):
+            if g is not None and list(g.shape) != list(t.shape):
+                raise ValueError(f"gradients: target_gradient {g.name} has shape {g.shape}, target {t.name} has "
+                                 f"{t.shape}")
+    block = targets[0].block.program.global_block()
+    no_grad = _as_names(no_grad_set, "gradients: no_grad_set")
+    no_grad |= {v.name for v in block.vars.values() if v.stop_gradient and v.name not in
+                {i.name for i in inputs}}
+    # an input asked for explicitly gets its gradient even with stop_gradient=True
+    grads = _append_grad_ops(block, targets, target_gradients, no_grad, force={v.name for v in inputs})
+    return [grads.get(v.name) for v in inputs]
+

@@ -1,0 +1,364 @@
+"""Executor: runs a Program as a cached plan, a flat list of kernel calls over a name -> torch.Tensor dict.
+
+A plan is made once per (program version, feed names, fetch names). Each op step calls the registry
+kernel on resolved slots. A run of ``*_grad`` ops (what ``append_backward`` appends) is one autograd step:
+the forward ops of the same run recorded torch's graph, so the gradients come from it without recomputing.
+Variables nobody reads again are dropped as soon as their last reader has run.
+"""
+import numpy as np
+import torch
+
+from ..framework import dtype as _dtype
+from ..framework.place import Place, to_torch_device
+from ..framework.program import GRAD_SUFFIX, OpRole, Program, Variable, default_main_program
+from ..framework.tensor import Tensor, wrap
+from ..ops.registry import REGISTRY
+from .scope import LoDTensor, global_scope
+
+__all__ = ["Executor", "Plan"]
+
+# ops Paddle's executors handle themselves; here the feed dict and fetch list do their job
+_SKIPPED = {"feed", "fetch"}
+
+
+def _is_grad_op(op):
+    return op.type.endswith("_grad") and (op.attrs.get("op_role", 0) & OpRole.Backward)
+
+
+class _OpStep:
+    __slots__ = ("op", "kernel", "ins", "attrs", "outs", "reads", "writes", "grad_mode")
+
+    def __init__(self, op):
+        d = REGISTRY.get(op.type)
+        if d is None:
+            raise NotImplementedError(f"Executor: op type {op.type!r} (in block {op.block.idx}) is not "
+                                      "supported by torchpaddle")
+        self.op = op
+        self.kernel = d.call_kernel
+        self.ins = []
+        for slot in d.inputs:
+            names = op.inputs.get(slot.name, [])
+            if slot.is_list:
+                self.ins.append((2, tuple(names)))
+            elif names:
+                self.ins.append((1, names[0]))
+            else:
+                if not slot.optional:
+                    raise ValueError(f"Executor: op {op.type} has no variable in its input slot {slot.name}")
+                self.ins.append((0, None))
+        self.attrs = {k: op.attrs[k] for k in d.attrs if k in op.attrs}
+        self.outs = []
+        for slot in d.outputs:
+            names = op.outputs.get(slot.name, [])
+            if slot.is_list:
+                self.outs.append((2, tuple(names)))
+            elif names:
+                self.outs.append((1, names[0]))
+            else:
+                self.outs.append((0, None))
+        self.reads = [n for kind, v in self.ins if kind for n in ((v,) if kind == 1 else v)]
+        self.writes = [n for kind, v in self.outs if kind for n in ((v,) if kind == 1 else v)]
+
+    def __call__(self, env):
+        args = []
+        for kind, v in self.ins:
+            if kind == 1:
+                args.append(env[v])
+            elif kind == 2:
+                args.append([env[n] for n in v])
+            else:
+                args.append(None)
+        out = self.kernel(*args, **self.attrs)
+        outs = self.outs
+        if len(outs) == 1:
+            out = (out,)
+        for (kind, v), value in zip(outs, out):
+            if kind == 1:
+                if value is not None:
+                    env[v] = value
+            elif kind == 2:
+                for n, each in zip(v, value):
+                    env[n] = each
+
+
+class _AutogradStep:
+    """A run of grad ops: one ``torch.autograd.grad`` from the targets' seeds to every gradient they write."""
+
+    def __init__(self, ops):
+        self.ops = ops
+        produced, seeds = [], []
+        for op in ops:
+            for n in op.input_arg_names:
+                if n.endswith(GRAD_SUFFIX) and n not in produced and n not in seeds:
+                    seeds.append(n)
+            for n in op.output_arg_names:
+                if n.endswith(GRAD_SUFFIX) and n not in produced:
+                    produced.append(n)
+        self.seeds = seeds
+        self.targets = [n[:-len(GRAD_SUFFIX)] for n in seeds]
+        self.wanted = [n for n in produced if n not in seeds]
+        self.inputs = [n[:-len(GRAD_SUFFIX)] for n in self.wanted]
+        self.reads = self.targets + self.seeds + self.inputs
+        self.writes = list(self.wanted)
+        self.retain = False
+
+    def __call__(self, env):
+        targets, seeds = [], []
+        for t, s in zip(self.targets, self.seeds):
+            value = env[t]
+            if value.requires_grad:
+                targets.append(value)
+                seeds.append(env[s].to(value.dtype))
+        inputs = [env[n] for n in self.inputs]
+        want = [i for i, t in enumerate(inputs) if t.requires_grad]
+        grads = [None] * len(inputs)
+        if targets and want:
+            found = torch.autograd.grad(targets, [inputs[i] for i in want], seeds, retain_graph=self.retain,
+                                        allow_unused=True)
+            for i, g in zip(want, found):
+                grads[i] = g
+        for name, x, g in zip(self.wanted, inputs, grads):
+            env[name] = torch.zeros_like(x) if g is None else g
+
+
+class Plan:
+    """The compiled form of (program, feed names, fetch names)."""
+
+    def __init__(self, program, feed_names, fetch_names):
+        block = program.global_block()
+        self.program = program
+        self.feed_names = tuple(feed_names)
+        self.fetch_names = tuple(fetch_names)
+        steps, i, ops = [], 0, [op for op in block.ops if op.type not in _SKIPPED]
+        while i < len(ops):
+            if _is_grad_op(ops[i]):
+                j = i
+                while j < len(ops) and _is_grad_op(ops[j]):
+                    j += 1
+                steps.append(_AutogradStep(ops[i:j]))
+                i = j
+            else:
+                steps.append(_OpStep(ops[i]))
+                i += 1
+        grad_steps = [s for s in steps if isinstance(s, _AutogradStep)]
+        for s in grad_steps[:-1]:
+            s.retain = True
+        self.has_backward = bool(grad_steps)
+        self.first_backward = steps.index(grad_steps[0]) if grad_steps else len(steps)
+        self.steps = steps
+
+        # what comes from the scope: read before any step writes it, and not fed
+        written, from_scope = set(self.feed_names), []
+        for step in steps:
+            for n in step.reads:
+                if n not in written and n not in from_scope:
+                    from_scope.append(n)
+            written.update(step.writes)
+        for n in self.fetch_names:
+            if n not in written and n not in from_scope:
+                from_scope.append(n)
+        self.from_scope = from_scope
+        persistable = {v.name for v in program.list_vars() if v.persistable}
+        self.write_back = sorted({n for s in steps for n in s.writes if n in persistable})
+
+        # autograd bookkeeping: which values must require grad, which must stop it
+        wanted = {n for s in grad_steps for n in s.inputs}
+        self.grad_roots = [n for n in self.feed_names + tuple(from_scope) if n in wanted]
+        self.make_leaf = {}
+        self.detach = {}
+        if self.has_backward:
+            for k, step in enumerate(steps[:self.first_backward]):
+                leaves = [n for n in step.writes if n in wanted]
+                stops = [n for n in step.writes if _stops_gradient(block, n) and n not in wanted]
+                if leaves:
+                    self.make_leaf[k] = leaves
+                if stops:
+                    self.detach[k] = stops
+
+        # drop each temporary right after its last reader
+        keep = set(self.fetch_names) | persistable
+        last = {}
+        for k, step in enumerate(steps):
+            for n in step.reads:
+                last[n] = k
+            for n in step.writes:
+                last.setdefault(n, k)
+        self.frees = {}
+        for n, k in last.items():
+            if n not in keep:
+                self.frees.setdefault(k, []).append(n)
+
+    def run(self, env):
+        steps, frees = self.steps, self.frees
+        if not self.has_backward:
+            with torch.no_grad():
+                for k, step in enumerate(steps):
+                    step(env)
+                    dead = frees.get(k)
+                    if dead:
+                        for n in dead:
+                            env.pop(n, None)
+            return
+        for n in self.grad_roots:
+            t = env[n]
+            if t.is_floating_point() or t.is_complex():
+                env[n] = t.detach().requires_grad_(True)
+        make_leaf, detach = self.make_leaf, self.detach
+        with torch.enable_grad():
+            for k in range(self.first_backward):
+                steps[k](env)
+                for n in make_leaf.get(k, ()):
+                    t = env[n]
+                    if not t.requires_grad and (t.is_floating_point() or t.is_complex()):
+                        env[n] = t.detach().requires_grad_(True)
+                for n in detach.get(k, ()):
+                    t = env.get(n)
+                    if t is not None and t.requires_grad:
+                        env[n] = t.detach()
+                dead = frees.get(k)
+                if dead:
+                    for n in dead:
+                        env.pop(n, None)
+        with torch.no_grad():
+            for k in range(self.first_backward, len(steps)):
+                steps[k](env)
+                dead = frees.get(k)
+                if dead:
+                    for n in dead:
+                        env.pop(n, None)
+
+
+def _stops_gradient(block, name):
+    var = block._find_var_recursive(name)
+    return var is not None and var.stop_gradient
+
+
+def _fetch_name(item):
+    if isinstance(item, Variable):
+        return item.name
+    if isinstance(item, str):
+        return item
+    raise TypeError(f"Executor.run: fetch_list items must be Variables or names (str), got {type(item).__name__}")
+
+
+def as_feed_tensor(var, value, device, check=True):
+    """A fed value (ndarray, list, scalar, Tensor, LoDTensor) -> torch tensor of ``var``'s dtype, with Paddle's
+    feed checks on dtype and shape."""
+    if isinstance(value, Tensor):
+        t = value._t.detach()
+    elif isinstance(value, LoDTensor):
+        t = value._t
+    elif isinstance(value, torch.Tensor):
+        t = value.detach()
+    else:
+        array = np.asarray(value)
+        if array.dtype == np.float64 and not isinstance(value, np.ndarray) and var is not None:
+            array = array.astype(var.dtype.numpy or np.float32)
+        if array.dtype.kind not in "biufc":
+            raise TypeError(f"Executor.run: the value fed to {getattr(var, 'name', '?')} has dtype {array.dtype}, "
+                            "which is not a number type")
+        t = torch.from_numpy(np.ascontiguousarray(array))
+    if var is not None and check:
+        want = var.dtype.torch
+        if t.dtype != want:
+            raise ValueError(f"The data type of fed Variable {var.name!r} must be {var.dtype.name}, but received "
+                             f"{_dtype.from_torch_dtype(t.dtype).name}")
+        if var.need_check_feed:
+            shape = var.desc_shape
+            got = tuple(t.shape)
+            if len(shape) != len(got) or any(s >= 0 and s != g for s, g in zip(shape, got)):
+                raise ValueError(f"The fed Variable {var.name!r} should have dimensions = {len(shape)}, shape = "
+                                 f"{list(shape)}, but received fed shape {list(got)}")
+    elif var is not None and t.dtype != var.dtype.torch:
+        t = t.to(var.dtype.torch)
+    if t.device != device:
+        t = t.to(device)
+    return t
+
+
+class Executor:
+    """``paddle.static.Executor(place)``: runs Programs on ``place`` (the current device when None)."""
+
+    def __init__(self, place=None):
+        if place is not None and not isinstance(place, (Place, str)):
+            raise TypeError(f"Executor: place must be a Place or a device string, got {type(place).__name__}")
+        self.place = place
+        self._device = to_torch_device(place)
+        self._closed = False
+
+    def close(self):
+        self._closed = True
+
+    def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed", fetch_var_name="fetch",
+            scope=None, return_numpy=True, use_program_cache=False, use_prune=False):
+        if self._closed:
+            raise RuntimeError("Executor.run: this executor was closed")
+        if program is None:
+            program = default_main_program()
+        runner = getattr(program, "_run_with_executor", None)
+        if runner is not None:
+            return runner(self, feed, fetch_list, scope, return_numpy)
+        if not isinstance(program, Program):
+            raise TypeError(f"Executor.run: program must be a Program or CompiledProgram, got "
+                            f"{type(program).__name__}")
+        scope = scope if scope is not None else global_scope()
+        values = self._run_program(program, feed, fetch_list, scope)
+        return self._outputs(values, return_numpy)
+
+    @staticmethod
+    def _outputs(values, return_numpy):
+        if return_numpy:
+            return [wrap(v).numpy() for v in values]
+        return [wrap(v.detach()) for v in values]
+
+    def _run_program(self, program, feed, fetch_list, scope, device=None):
+        """Run ``program`` once; returns the fetched torch tensors."""
+        if feed is None:
+            feed = {}
+        if not isinstance(feed, dict):
+            raise TypeError(f"Executor.run: feed must be a dict of variable name -> value, got {type(feed).__name__}")
+        if fetch_list is None:
+            fetch_list = []
+        elif isinstance(fetch_list, (Variable, str)):
+            fetch_list = [fetch_list]
+        elif not isinstance(fetch_list, (list, tuple)):
+            raise TypeError(f"Executor.run: fetch_list must be a list, got {type(fetch_list).__name__}")
+        fetch_names = tuple(_fetch_name(f) for f in fetch_list)
+        feed_names = tuple(feed)
+        device = device or self._device
+        key = (feed_names, fetch_names)
+        plan = program._plan_cache.get(key)
+        if plan is None:
+            plan = program._plan_cache[key] = Plan(program, feed_names, fetch_names)
+        block = program.global_block()
+        env = {}
+        for name, value in feed.items():
+            var = block._find_var_recursive(name)
+            if var is None:
+                raise ValueError(f"Executor.run: fed variable {name!r} is not in the program")
+            env[name] = as_feed_tensor(var, value, device)
+        scheduler = program.lr_scheduler
+        if scheduler is not None and getattr(program, "_lr_var_name", None):
+            lr_var = program._lr_var_name
+            current = scope._get(lr_var)
+            dt = current.dtype if current is not None else torch.float32
+            scope._set(lr_var, torch.tensor([float(scheduler())], dtype=dt, device=device))
+        for name in plan.from_scope:
+            value = scope._get(name)
+            if value is None:
+                var = block._find_var_recursive(name)
+                if var is not None and var.is_data:
+                    raise ValueError(f"Executor.run: the data variable {name!r} is needed but was not fed")
+                raise RuntimeError(f"Executor.run: variable {name!r} has no value in the scope; run the startup "
+                                   "program first (exe.run(paddle.static.default_startup_program()))")
+            env[name] = value
+        plan.run(env)
+        for name in plan.write_back:
+            value = env.get(name)
+            if value is not None:
+                scope._set(name, value.detach() if value.requires_grad else value)
+        try:
+            return [env[n] for n in fetch_names]
+        except KeyError as e:
+            raise ValueError(f"Executor.run: fetched variable {e.args[0]!r} was not computed by the program") \
+                from None
