@@ -9,6 +9,8 @@ import contextlib
 import copy
 import itertools
 
+import torch
+
 from . import dtype as _dtype
 from .mode import STATE as _MODE
 from .tensor import Tensor
@@ -19,6 +21,8 @@ __all__ = ["Program", "Block", "Operator", "Variable", "StaticParameter", "defau
            "switch_startup_program", "OpRole", "GRAD_SUFFIX", "grad_var_name"]
 
 GRAD_SUFFIX = "@GRAD"
+# stands for an unknown (-1) dimension where a concrete size is needed (meta tensors during shape inference)
+UNKNOWN_DIM = 10007
 
 
 def grad_var_name(name):
@@ -44,10 +48,10 @@ _LOD_TENSOR = "LOD_TENSOR"
 
 class Variable(Tensor):
     """A variable of a Block: ``paddle.static.Variable``."""
+    _is_variable = True
 
     def __init__(self, block, name=None, shape=None, dtype=None, persistable=False, stop_gradient=False,
                  lod_level=0, type=_LOD_TENSOR, is_data=False, need_check_feed=False, **kwargs):
-        self._t = None
         self.block = block
         self._name = name if name is not None else unique_name.generate("_generated_var")
         self.desc_shape = tuple(int(s) for s in (shape or ()))
@@ -60,6 +64,22 @@ class Variable(Tensor):
         self.need_check_feed = need_check_feed
         self.error_clip = kwargs.get("error_clip")
         self.op = None   # the op that last wrote it
+
+    @property
+    def _t(self):
+        """A meta tensor of the Variable's shape and dtype, so that argument checks written against eager
+        tensors (``x._t.is_floating_point()``, ``x._t.requires_grad``) see the right answers; an unknown
+        dimension shows as a large prime. Reading values from it fails, as it must while building."""
+        t = torch.empty([UNKNOWN_DIM if d < 0 else d for d in self.desc_shape], dtype=self._dtype.torch,
+                        device="meta")
+        if not self._stop_gradient and (t.is_floating_point() or t.is_complex()):
+            t.requires_grad_(True)
+        return t
+
+    @_t.setter
+    def _t(self, value):
+        raise RuntimeError(f"{self._name} is a static-graph Variable; its value cannot be replaced while the "
+                           "program is built (use paddle.assign(value, output=var))")
 
     # -- VarDesc fields --------------------------------------------------------------------------------
     @property
@@ -89,8 +109,13 @@ class Variable(Tensor):
 
     @property
     def size(self):
-        from .. import ops
-        return ops.size(self)
+        """The element count when every dim is known, else -1."""
+        n = 1
+        for d in self.desc_shape:
+            if d < 0:
+                return -1
+            n *= d
+        return n
 
     @property
     def type(self):
@@ -107,7 +132,16 @@ class Variable(Tensor):
 
     @property
     def place(self):
-        return None
+        from .place import place_of, current_torch_device
+        return place_of(current_torch_device())
+
+    def _assign_from(self, value):
+        """``paddle.assign(value, output=self)`` while building: an assign op writing this Variable."""
+        block = self.block.program.current_block()
+        block.append_op("assign", {"X": [value.name]}, {"Out": [self._name]})
+        # as an eager out= rebinding does, the Variable takes the value's dtype and shape
+        self._dtype, self.desc_shape = value.dtype, tuple(value.shape)
+        return self
 
     @property
     def is_leaf(self):
@@ -204,7 +238,6 @@ class Variable(Tensor):
     def _copy_into(self, block):
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new._t = None
         new._name = self._name
         new.block = block
         new.op = None

@@ -47,6 +47,7 @@ class TensorSize(int):
 class Tensor:
     __slots__ = ("_t", "_name", "__dict__", "__weakref__")
     _sg_false = False
+    _is_variable = False   # True for static-graph Variables, which hold no value
     persistable = False
     __array_priority__ = 100
 

@@ -12,37 +12,40 @@ import torch
 
 from ..framework import dtype as _dtype
 from ..framework.mode import STATE as _MODE
+from ..framework.program import UNKNOWN_DIM as _UNKNOWN
 from ..framework.program import Variable, default_main_program, default_startup_program
 from ..framework.tensor import Tensor
 from ..utils import unique_name
 
 __all__ = ["static_append", "as_variable", "constant_variable", "infer_outputs"]
 
-_UNKNOWN = 10007   # stands for -1 on meta tensors; a result dim divisible by it is unknown
-_SMALL = (2, 3)
-
-
-def _meta_dims(shape):
-    return [_UNKNOWN if d < 0 else d for d in shape]
+_UNKNOWN_2 = 10009   # a second prime for unknown dims
+# the fillings of the fallback runs on CPU: one that passes value checks (no zero divisors, positive counts),
+# zeros (valid indices), and distinct values, so that data-dependent sizes differ between runs
+_FILLS = ("ones", "zeros", "distinct")
 
 
 def _read_dims(shape, had_unknown):
     return [-1 if had_unknown and d >= _UNKNOWN and d % _UNKNOWN == 0 else int(d) for d in shape]
 
 
-def _as_meta(var):
-    return torch.empty(_meta_dims(var.desc_shape), dtype=var.dtype.torch, device="meta")
+def _as_meta(var, unknown=_UNKNOWN):
+    shape = [unknown if d < 0 else d for d in var.desc_shape]
+    return torch.empty(shape, dtype=var.dtype.torch, device="meta")
 
 
-def _as_zeros(var, size):
-    return torch.zeros([size if d < 0 else d for d in var.desc_shape], dtype=var.dtype.torch)
-
-
-def _flat(out):
-    """Kernel result -> list of (position path, torch tensor or None)."""
-    if isinstance(out, (list, tuple)):
-        return out
-    return (out,)
+def _as_filled(var, size, fill, position=0):
+    shape = [size if d < 0 else d for d in var.desc_shape]
+    dtype = var.dtype.torch
+    if fill == "zeros":
+        return torch.zeros(shape, dtype=dtype)
+    if fill == "ones" or dtype is torch.bool:
+        return torch.ones(shape, dtype=dtype)
+    n = 1
+    for d in shape:
+        n *= d
+    # offset by the input's position, so that two scalar inputs (start, stop) differ
+    return ((torch.arange(n, dtype=torch.float64).reshape(shape) + 3 * position) % 7 + 1).to(dtype)
 
 
 def infer_outputs(opdef, args, attrs):
@@ -52,23 +55,77 @@ def infer_outputs(opdef, args, attrs):
     kernel = opdef.kernel
     try:
         with torch.device("meta"), torch.no_grad():
-            out = kernel(*[_convert(a, _as_meta) for a in args], **attrs)
-        return _describe(out, lambda t: (_read_dims(t.shape, had_unknown), _dtype._FROM_TORCH[t.dtype]))
-    except (NotImplementedError, RuntimeError, TypeError, ValueError, IndexError) as meta_error:
+            out = kernel(*_convert(args, lambda v: _as_meta(v)), **attrs)
+            if not had_unknown:
+                return _describe(out, lambda t: (list(t.shape), _dtype._FROM_TORCH[t.dtype]))
+            # a second run with another prime: a dim that moves with it derives from an unknown one
+            other = kernel(*_convert(args, lambda v: _as_meta(v, _UNKNOWN_2)), **attrs)
+        merged = _merge(_describe(out, _desc_of), _describe(other, _desc_of), opdef.type)
+        return _describe_descs(merged, lambda d: (d.shape, d.dtype))
+    except _META_FAILURES as meta_error:
         first_error = meta_error
-    outs = []
-    for size in (_SMALL if had_unknown else _SMALL[:1]):
+    # An unknown dim meeting a known one (broadcasting, a square matrix, a label of the batch's size) fails
+    # with the large prime. Try sizes it may stand for: 1 (broadcasts with anything), then the inputs' known
+    # dims. Result dims equal to the size that worked count as unknown.
+    sizes = [None]
+    if had_unknown:
+        known = sorted({d for v in _vars_in(args) for d in v.desc_shape if d > 1})
+        sizes = [1] + known[:6]
+    results = []   # (size, description) of the runs that worked; two are enough to tell what moves with size
+    for size in sizes:
+        descs = []
         try:
-            with torch.no_grad():
-                outs.append(kernel(*[_convert(a, lambda v: _as_zeros(v, size)) for a in args], **attrs))
-        except Exception:
-            if not outs and not had_unknown:
-                raise
-            # the meta run's error names the real shapes; prefer it
-            raise first_error from None
-    if len(outs) == 1:
-        return _describe(outs[0], lambda t: (list(t.shape), _dtype._FROM_TORCH[t.dtype]))
-    return _merge(outs[0], outs[1])
+            with torch.device("meta"), torch.no_grad():
+                out = kernel(*_convert(args, lambda v: _as_meta(v, size)), **attrs)
+            descs.append(_describe(out, _desc_of))
+        except _META_FAILURES:
+            # kernels that read values (bounds checks, data-dependent sizes) run on CPU with several fillings;
+            # a dim that differs between them depends on the data
+            for fill in _FILLS:
+                try:
+                    with torch.no_grad():
+                        out = kernel(*_convert(args, lambda v, k: _as_filled(v, size or 2, fill, k)),
+                                     **attrs)
+                except Exception:  # noqa: BLE001 - another filling may pass the kernel's value checks
+                    continue
+                descs.append(_describe(out, _desc_of))
+        if descs:
+            merged = descs[0]
+            for other in descs[1:]:
+                merged = _merge(merged, other, opdef.type)
+            results.append((size, merged))
+            if size is None or len(results) == 2:
+                break
+    if not results:
+        raise first_error  # its message names the real shapes
+    size, merged = results[0]
+    if len(results) == 2:
+        merged = _merge(merged, results[1][1], opdef.type)
+    elif size is not None:
+        merged = _describe_descs(merged, lambda d: _Desc([-1 if x == size else x for x in d.shape], d.dtype))
+    return _describe_descs(merged, lambda d: (d.shape, d.dtype))
+
+
+_META_FAILURES = (NotImplementedError, RuntimeError, TypeError, ValueError, IndexError)
+
+
+def _desc_of(t):
+    return _Desc(list(t.shape), _dtype._FROM_TORCH[t.dtype])
+
+
+class _Desc:
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
+
+
+def _describe_descs(value, leaf):
+    if isinstance(value, _Desc):
+        return leaf(value)
+    if value is None:
+        return None
+    return type(value)(_describe_descs(v, leaf) for v in value)
 
 
 def _vars_in(args):
@@ -79,12 +136,24 @@ def _vars_in(args):
             yield from (v for v in a if isinstance(v, Variable))
 
 
-def _convert(arg, make):
-    if isinstance(arg, Variable):
-        return make(arg)
-    if isinstance(arg, (list, tuple)):
-        return [make(v) if isinstance(v, Variable) else v for v in arg]
-    return arg
+def _convert(args, make):
+    """Stand-ins for the Variables in ``args`` (each input slot: a Variable, a list of them, or a value);
+    ``make(var)``, or ``make(var, position)`` when it takes two arguments."""
+    import inspect
+    two = len(inspect.signature(make).parameters) == 2
+    counter = iter(range(1 << 30))
+
+    def one(v):
+        return make(v, next(counter)) if two else make(v)
+    out = []
+    for arg in args:
+        if isinstance(arg, Variable):
+            out.append(one(arg))
+        elif isinstance(arg, (list, tuple)):
+            out.append([one(v) if isinstance(v, Variable) else v for v in arg])
+        else:
+            out.append(arg)
+    return out
 
 
 def _describe(out, leaf):
@@ -99,13 +168,18 @@ def _describe(out, leaf):
     raise TypeError(f"kernel returned {type(out).__name__}, expected tensors")
 
 
-def _merge(a, b):
-    if isinstance(a, torch.Tensor):
-        shape = [int(x) if x == y else -1 for x, y in zip(a.shape, b.shape)]
-        return shape, _dtype._FROM_TORCH[a.dtype]
-    if a is None:
-        return None
-    return type(a)(_merge(x, y) for x, y in zip(a, b))
+def _merge(a, b, op_type=""):
+    """Two runs' descriptions -> one; a dim that differs between them is unknown (-1)."""
+    if a is None or b is None:
+        return a
+    if isinstance(a, _Desc):
+        if len(a.shape) != len(b.shape):
+            return _Desc([-1] * len(a.shape), a.dtype)
+        return _Desc([x if x == y else -1 for x, y in zip(a.shape, b.shape)], a.dtype)
+    if len(a) != len(b):
+        raise ValueError(f"{op_type}: the number of outputs depends on a dimension that is unknown (-1) while the "
+                         "program is built; give that dimension a fixed size")
+    return type(a)(_merge(x, y, op_type) for x, y in zip(a, b))
 
 
 # -- inputs that are not Variables ----------------------------------------------------------------------------

@@ -257,7 +257,8 @@ def as_feed_tensor(var, value, device, check=True):
         if array.dtype.kind not in "biufc":
             raise TypeError(f"Executor.run: the value fed to {getattr(var, 'name', '?')} has dtype {array.dtype}, "
                             "which is not a number type")
-        t = torch.from_numpy(np.ascontiguousarray(array))
+        # NOTE: np.ascontiguousarray would turn a 0-D array into a 1-D one
+        t = torch.from_numpy(array if array.flags.c_contiguous else array.copy(order="C"))
     if var is not None and check:
         want = var.dtype.torch
         if t.dtype != want:

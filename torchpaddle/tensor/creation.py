@@ -10,6 +10,7 @@ import torch
 from .. import ops as _ops
 from ..framework import dtype as _dtype
 from ..framework.place import to_torch_device
+from ..framework.mode import STATE as _MODE
 from ..framework.tensor import Tensor, wrap
 from ..ops.registry import InputTypeError
 
@@ -106,6 +107,14 @@ def _from_sequence(data):
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    if _MODE.static:
+        # like Paddle's static mode: the data becomes an assign(_value) op of the program
+        if isinstance(data, Tensor) and data._is_variable:
+            out = _ops.assign(data) if dtype is None else data.astype(dtype)
+        else:
+            out = assign(wrap(_as_torch(data, dtype, place)).numpy())
+        out.stop_gradient = stop_gradient
+        return out
     out = wrap(_as_torch(data, dtype, place))
     if not stop_gradient:
         out.stop_gradient = False
@@ -182,6 +191,8 @@ def _write_out(out, result, api):
     rebinding its storage. ``out`` keeps requiring gradient if it did; it starts to if ``result`` does."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{api}: out must be a Tensor, got {type(out).__name__}")
+    if _MODE.static:
+        return out._assign_from(result)
     src, dst = result._t, out._t
     keep_grad = not out.stop_gradient
     if src.requires_grad:

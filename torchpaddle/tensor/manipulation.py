@@ -127,6 +127,8 @@ def shape(input):
 
 
 def rank(input):
+    if _MODE.static and isinstance(input, Tensor):
+        return _ops.fill_constant(None, shape=[], value=float(input.ndim), dtype=_dtype.DTYPES["int32"].proto)
     t = input._t if isinstance(input, Tensor) else np.asarray(input)
     return wrap(torch.tensor(t.ndim, dtype=torch.int32))
 

@@ -238,7 +238,10 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
     if reduction == "sum":
         return _pt.sum(out)
     if reduction == "batchmean" and len(input.shape) > 0:
-        return _pt.sum(out) / input.shape[0]
+        batch = input.shape[0]
+        if batch < 0:   # a static-graph batch known only at run time
+            batch = _pt.cast(_pt.shape(input)[0], out.dtype)
+        return _pt.sum(out) / batch
     return out
 
 

@@ -4,6 +4,7 @@ so a static program holds the same ops as Paddle's."""
 import math
 
 from ... import tensor as _pt
+from ...framework.mode import in_static_mode
 from .activation import _tensor, log_sigmoid, log_softmax, relu
 from .common import linear, one_hot
 from .distance import pairwise_distance
@@ -100,7 +101,7 @@ def _triplet(api, input, positive, negative, distance, margin, swap, reduction, 
     negative_dist = distance(input, negative)
     if swap:
         negative_dist = _pt.minimum(negative_dist, distance(positive, negative))
-    if check_sign and not (bool(_pt.all(positive_dist >= 0)) and bool(_pt.all(negative_dist >= 0))):
+    if check_sign and not in_static_mode() and not (bool(_pt.all(positive_dist >= 0)) and bool(_pt.all(negative_dist >= 0))):
         raise ValueError(f"{api}(): distance_function returned a negative distance")
     return _reduce(_pt.clip(positive_dist - negative_dist + margin, min=0.0), reduction)
 
@@ -169,7 +170,7 @@ def multi_label_margin_loss(input, label, reduction="mean", name=None):
         # NOTE: Paddle 3.3.1 accepts a label with a different row count and mixes rows up; we refuse it.
         raise ValueError(f"multi_label_margin_loss(): label{list(label.shape)} must have {rows} rows like "
                          f"input{list(input.shape)}")
-    if label.size:
+    if label.size and not in_static_mode():   # value checks need values: eager only
         low, high = int(_pt.min(label)), int(_pt.max(label))
         if low < -1:
             raise ValueError(f"multi_label_margin_loss(): label values must be >= -1, got {low}")
@@ -219,7 +220,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-06, reducti
     for slot, x in (("input", input), ("label", label), ("variance", variance)):
         if x.dtype.name not in _FLOAT_NAMES:
             raise ValueError(f"gaussian_nll_loss(): {slot} must be float32 or float64, got {x.dtype.name}")
-    if bool(_pt.any(variance < 0)):
+    if not in_static_mode() and bool(_pt.any(variance < 0)):
         raise ValueError("gaussian_nll_loss(): variance has negative entries")
     variance = _pt.clip(variance.detach(), min=epsilon)
     loss = 0.5 * (_pt.log(variance) + _pt.square(input - label) / variance)
@@ -250,7 +251,7 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
         raise ValueError(f"{api}(): label must be 0-D or 1-D, got label{list(label.shape)}")
     cutoffs = [int(c) for c in cutoffs]
     batch = label.shape[0]
-    if label.size:
+    if label.size and not in_static_mode():   # value checks need values: eager only
         low, high = int(_pt.min(label)), int(_pt.max(label))
         if low < 0 or high >= cutoffs[-1]:
             raise ValueError(f"{api}(): label values must lie in [0, {cutoffs[-1] - 1}], got values in "
