@@ -43,7 +43,7 @@ class OpRole:
 # attributes every Paddle op carries beside its own; never passed to kernels
 ROLE_ATTRS = ("op_role", "op_role_var", "op_namescope", "op_callstack", "op_device", "with_quant_attr")
 
-_LOD_TENSOR = "LOD_TENSOR"
+_LOD_TENSOR = "DENSE_TENSOR"   # Paddle 3 prints LoD tensors as DENSE_TENSOR
 
 
 class Variable(Tensor):
@@ -479,8 +479,8 @@ class Block:
         self.program._invalidate()
 
     def to_string(self, throw_on_error=True, with_details=False):
-        lines = [f"{{ // block_idx:{self.idx}  parent_idx:{self.parent_idx}  forward_block_idx:"
-                 f"{self.forward_block_idx}  backward_block_idx:-1"]
+        lines = [f"{{ // block_idx:{self.idx}  parent_idx:{self.parent_idx}  forward_idx:"
+                 f"{self.forward_block_idx}  backward_idx:-1"]
         lines += ["    " + v.to_string(throw_on_error, with_details) for v in self.vars.values()]
         lines.append("")
         lines += ["    " + op.to_string(throw_on_error) for op in self.ops]
@@ -519,6 +519,7 @@ class Program:
         self._is_test = False
         self._plan_cache = {}
         self.lr_scheduler = None
+        self._keepalive = []   # objects the program's ops refer to by key (the optimizer of optimizer_step)
 
     def _invalidate(self):
         self._version += 1
@@ -604,6 +605,8 @@ class Program:
         new = Program()
         new._seed = self._seed
         new.lr_scheduler = self.lr_scheduler
+        new._lr_var_name = getattr(self, "_lr_var_name", None)
+        new._keepalive = self._keepalive
         new.blocks = []
         for block in self.blocks:
             nb = Block(new, block.idx, block.parent_idx)

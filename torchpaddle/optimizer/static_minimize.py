@@ -23,7 +23,9 @@ from .lr import LRScheduler
 
 __all__ = ["static_minimize"]
 
-_BINDINGS = {}
+# key -> _Binding; the Program holds its bindings (so ``SGD(0.1).minimize(loss)`` keeps the optimizer alive
+# as long as the program), this table only finds them
+_BINDINGS = weakref.WeakValueDictionary()
 _KEYS = itertools.count(1)
 
 
@@ -31,7 +33,7 @@ class _Binding:
     """What the optimizer_step kernel needs beyond tensors: the optimizer and each parameter's state layout."""
 
     def __init__(self, optimizer, params, layouts):
-        self.optimizer = weakref.ref(optimizer)
+        self.optimizer = optimizer
         self.params = params          # [(name, {attrs for the eager Parameter wrapper})]
         self.layouts = layouts        # per parameter: [("t", i) | ("np", i) | (None, None)] over State[]
         self.wrappers = {}
@@ -41,7 +43,7 @@ class _Binding:
     attrs={"binding": 0, "optimizer_type": ""}, differentiable=False)
 def optimizer_step(Param, Grad, LearningRate, State, *, binding, optimizer_type):
     bound = _BINDINGS.get(binding)
-    optimizer = bound.optimizer() if bound is not None else None
+    optimizer = bound.optimizer if bound is not None else None
     if optimizer is None:
         raise RuntimeError(f"optimizer_step: the {optimizer_type or 'optimizer'} that built this program no longer "
                            "exists (a loaded training program needs optimizer.minimize called again)")
@@ -147,8 +149,9 @@ def static_minimize(optimizer, loss, startup_program=None, parameters=None, no_g
         params.append((param.name, dict(trainable=param.trainable, optimize_attr=param.optimize_attr,
                                         regularizer=param.regularizer, need_clip=param.need_clip)))
     key = next(_KEYS)
-    _BINDINGS[key] = _Binding(optimizer, params, layouts)
-    weakref.finalize(optimizer, _BINDINGS.pop, key, None)
+    bound = _Binding(optimizer, params, layouts)
+    _BINDINGS[key] = bound
+    program._keepalive.append(bound)
     names = [p.name for p, _ in params_grads]
     grads = [g.name for _, g in params_grads]
     with _role_guard(program, OpRole.Optimize):

@@ -30,15 +30,15 @@ def _differentiable(var):
                                                           var.dtype.name.startswith("complex"))
 
 
-def _path_ops(block, target_names, no_grad, force=()):
+def _path_ops(block, target_names, no_grad):
     """Forward ops on a path from a differentiable input to a target, with the variables needing a gradient."""
     ops = [op for op in block.ops if not (op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize))]
 
     def wants(n):
-        return n in force or (n not in no_grad and _differentiable(block._find_var_recursive(n)))
+        return n not in no_grad and _differentiable(block._find_var_recursive(n))
 
-    # forward reachability: which variables depend on a differentiable leaf (or a forced input)
-    live, produced = set(force), set()
+    # forward reachability: which variables depend on a differentiable leaf
+    live, produced = set(), set()
     for op in ops:
         for n in op.input_arg_names:
             if n not in produced and wants(n):
@@ -62,7 +62,7 @@ def _path_ops(block, target_names, no_grad, force=()):
     return chosen
 
 
-def _append_grad_ops(block, targets, target_grads, no_grad, force=()):
+def _append_grad_ops(block, targets, target_grads, no_grad):
     """Seed each target's gradient and append the grad ops; returns {forward name: grad Variable}."""
     program = block.program
     target_names = [t.name for t in targets]
@@ -70,7 +70,7 @@ def _append_grad_ops(block, targets, target_grads, no_grad, force=()):
     with _role_guard(program, OpRole.Backward):
         for target, given in zip(targets, target_grads):
             gname = grad_var_name(target.name)
-            gvar = block.create_var(name=gname, shape=target.shape, dtype=target.dtype, stop_gradient=True)
+            gvar = block.create_var(name=gname, shape=target.shape, dtype=target.dtype, stop_gradient=False)
             if given is None:
                 op = block.append_op("fill_constant", {}, {"Out": [gname]},
                                      {"shape": list(target.shape), "value": 1.0, "dtype": target.dtype.proto,
@@ -84,7 +84,7 @@ def _append_grad_ops(block, targets, target_grads, no_grad, force=()):
             else:
                 block.append_op("assign", {"X": [given.name]}, {"Out": [gname]})
             grads[target.name] = gvar
-        for op, outs, ins in _path_ops(block, target_names, no_grad, force):
+        for op, outs, ins in _path_ops(block, target_names, no_grad):
             inputs = {slot: list(names) for slot, names in op.inputs.items()}
             inputs.update({slot: list(names) for slot, names in op.outputs.items()})
             for slot, names in op.outputs.items():
@@ -101,7 +101,7 @@ def _append_grad_ops(block, targets, target_grads, no_grad, force=()):
                     if n not in grads:
                         fwd = block._find_var_recursive(n)
                         grads[n] = block.create_var(name=grad_var_name(n), shape=fwd.shape, dtype=fwd.dtype,
-                                                    stop_gradient=True)
+                                                    stop_gradient=False)
             attrs = {k: v for k, v in op.attrs.items() if k not in ("op_role", "op_callstack")}
             attrs["op_role"] = OpRole.Backward
             block.append_op(op.type + "_grad", inputs, outputs, attrs)
@@ -166,9 +166,8 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
                                  f"{t.shape}")
     block = targets[0].block.program.global_block()
     no_grad = _as_names(no_grad_set, "gradients: no_grad_set")
-    no_grad |= {v.name for v in block.vars.values() if v.stop_gradient and v.name not in
-                {i.name for i in inputs}}
-    # an input asked for explicitly gets its gradient even with stop_gradient=True
-    grads = _append_grad_ops(block, targets, target_gradients, no_grad, force={v.name for v in inputs})
+    no_grad |= {v.name for v in block.vars.values() if v.stop_gradient}
+    # like Paddle, an input with stop_gradient=True gets None
+    grads = _append_grad_ops(block, targets, target_gradients, no_grad)
     return [grads.get(v.name) for v in inputs]
 

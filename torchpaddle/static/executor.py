@@ -262,14 +262,14 @@ def as_feed_tensor(var, value, device, check=True):
     if var is not None and check:
         want = var.dtype.torch
         if t.dtype != want:
-            raise ValueError(f"The data type of fed Variable {var.name!r} must be {var.dtype.name}, but received "
-                             f"{_dtype.from_torch_dtype(t.dtype).name}")
+            raise ValueError(f"The data type of fed Variable {var.name!r} must be {var.dtype.name!r}, but received "
+                             f"{_dtype.from_torch_dtype(t.dtype).name!r}")
         if var.need_check_feed:
             shape = var.desc_shape
             got = tuple(t.shape)
             if len(shape) != len(got) or any(s >= 0 and s != g for s, g in zip(shape, got)):
                 raise ValueError(f"The fed Variable {var.name!r} should have dimensions = {len(shape)}, shape = "
-                                 f"{list(shape)}, but received fed shape {list(got)}")
+                                 f"{tuple(shape)}, but received fed shape {list(got)}")
     elif var is not None and t.dtype != var.dtype.torch:
         t = t.to(var.dtype.torch)
     if t.device != device:
@@ -348,7 +348,9 @@ class Executor:
             value = scope._get(name)
             if value is None:
                 var = block._find_var_recursive(name)
-                if var is not None and var.is_data:
+                if var is None:
+                    raise ValueError(f"Executor.run: variable {name!r} is not in the program")
+                if var.is_data:
                     raise ValueError(f"Executor.run: the data variable {name!r} is needed but was not fed")
                 raise RuntimeError(f"Executor.run: variable {name!r} has no value in the scope; run the startup "
                                    "program first (exe.run(paddle.static.default_startup_program()))")

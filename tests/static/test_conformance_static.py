@@ -1,0 +1,54 @@
+"""The static scenarios (tests/static/static_scenarios.py) on real PaddlePaddle 3.3.1's legacy static graph vs
+torchpaddle: values (rtol 1e-5), names, op lists and exception types."""
+import os
+import pickle
+import tempfile
+
+import numpy as np
+import pytest
+
+import torchpaddle as paddle
+import paddle_ref
+from tests.static import static_scenarios as scenarios
+
+pytestmark = pytest.mark.conformance
+
+
+@pytest.fixture(scope="module")
+def reference():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "ref.pkl")
+        paddle_ref.run_module("tests.static.static_scenarios", path)
+        with open(path, "rb") as f:
+            return pickle.load(f)["results"]
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return scenarios.run_all(paddle)
+
+
+def _compare(ours, theirs, where):
+    if isinstance(theirs, np.ndarray) or isinstance(theirs, float):
+        ours_a, theirs_a = np.asarray(ours), np.asarray(theirs)
+        assert ours_a.shape == theirs_a.shape, f"{where}: shape {ours_a.shape} vs Paddle {theirs_a.shape}"
+        assert ours_a.dtype == theirs_a.dtype, f"{where}: dtype {ours_a.dtype} vs Paddle {theirs_a.dtype}"
+        np.testing.assert_allclose(ours_a, theirs_a, rtol=1e-5, atol=1e-6, err_msg=where)
+    elif isinstance(theirs, dict):
+        assert isinstance(ours, dict) and sorted(ours) == sorted(theirs), f"{where}: {ours!r} vs {theirs!r}"
+        for key in theirs:
+            _compare(ours[key], theirs[key], f"{where}.{key}")
+    elif isinstance(theirs, (list, tuple)):
+        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), f"{where}: {ours!r} vs {theirs!r}"
+        for i, (o, t) in enumerate(zip(ours, theirs)):
+            _compare(o, t, f"{where}[{i}]")
+    else:
+        assert ours == theirs, f"{where}: ours {ours!r}, Paddle {theirs!r}"
+
+
+@pytest.mark.parametrize("name", sorted(scenarios.SCENARIOS))
+def test_matches_real_paddle(name, reference, ours):
+    theirs = reference[name]
+    if isinstance(theirs, tuple) and theirs and theirs[0] == "E" and len(theirs) == 3:
+        pytest.fail(f"the scenario fails on real Paddle: {theirs}")
+    _compare(ours[name], theirs, name)
