@@ -182,6 +182,19 @@ def concat_states(states, bidirectional=False, state_components=1):
     return tuple(_P.stack(flat[i::state_components]) for i in range(state_components))
 
 
+def _batch_full(shape, at, batch_ref, batch_dim_idx, value, dtype):
+    """``full(shape)`` whose dim ``at`` is ``batch_ref``'s batch dim; a static batch of unknown size (-1) is
+    read at run time by fill_constant_batch_size_like, as Paddle's static RNNs do."""
+    batch = batch_ref.shape[batch_dim_idx]
+    if batch >= 0:
+        shape = list(shape)
+        shape[at] = batch
+        return _P.full(shape, value, dtype=dtype)
+    return _ops.fill_constant_batch_size_like(batch_ref, shape=list(shape), value=float(value),
+                                              dtype=_dtype.convert_dtype(dtype).proto, input_dim_idx=batch_dim_idx,
+                                              output_dim_idx=at)
+
+
 # -- cells ----------------------------------------------------------------------------------------------------
 class RNNCellBase(Layer):
     """Base class of RNN cells: ``forward(inputs, states) -> (outputs, new_states)``."""
@@ -190,7 +203,6 @@ class RNNCellBase(Layer):
         """States filled with ``init_value``; a leading -1 (batch) is added to shapes that lack it and set from
         ``batch_ref.shape[batch_dim_idx]``."""
         batch_ref = _flatten(batch_ref)[0]
-        batch = batch_ref.shape[batch_dim_idx]
         shapes = self.state_shape if shape is None else shape
         if dtype is None:
             try:
@@ -203,8 +215,7 @@ class RNNCellBase(Layer):
 
         def fill(s, d):
             s = list(s) if s[0] == -1 else [-1] + list(s)
-            s[0] = batch
-            return _P.full(s, init_value, dtype=d)
+            return _batch_full(s, 0, batch_ref, batch_dim_idx, init_value, d)
         return _map_shapes(fill, shapes, dtype)
 
     @property
@@ -493,8 +504,8 @@ class RNNBase(LayerList):
         batch_index = 1 if self.time_major else 0
         if initial_states is None:
             dims = ([self.proj_size or self.hidden_size], [self.hidden_size])
-            shape = [self.num_layers * self.num_directions, inputs.shape[batch_index]]
-            initial_states = tuple(_P.full(shape + dims[i], 0, dtype=inputs.dtype)
+            shape = [self.num_layers * self.num_directions, -1]
+            initial_states = tuple(_batch_full(shape + dims[i], 1, inputs, batch_index, 0, inputs.dtype)
                                    for i in range(self.state_components))
         elif isinstance(initial_states, Tensor):
             initial_states = [initial_states]

@@ -11,7 +11,7 @@ import torch
 
 from ...framework.dtype import _FROM_PROTO
 from ...framework.place import current_torch_device
-from ..registry import op
+from ..registry import REQUIRED, op
 
 _FLOAT = ("float16", "bfloat16", "float32", "float64")
 _INT = ("int32", "int64")
@@ -102,6 +102,27 @@ def _fill_value(value, target):
             span = 1 << info.bits
             value = (value - info.min) % span + info.min
     return value
+
+
+@op("fill_constant_batch_size_like", inputs=["Input"], outputs=["Out"],
+    attrs={"shape": REQUIRED, "value": 0.0, "str_value": "", "dtype": 5, "input_dim_idx": 0, "output_dim_idx": 0,
+           "force_cpu": False}, differentiable=False)
+def fill_constant_batch_size_like(Input, *, shape, value, str_value, dtype, input_dim_idx, output_dim_idx,
+                                  force_cpu):
+    """A constant of ``shape`` whose dim ``output_dim_idx`` is Input's dim ``input_dim_idx`` (a batch size known
+    only at run time in a static program)."""
+    target = torch_dtype("fill_constant_batch_size_like", dtype)
+    for name, idx, rank in (("input_dim_idx", input_dim_idx, Input.dim()), ("output_dim_idx", output_dim_idx,
+                                                                              len(shape))):
+        if not -rank <= idx < rank:
+            raise ValueError(f"fill_constant_batch_size_like: {name}={idx} is out of range for rank {rank}")
+    shape = list(shape)
+    shape[output_dim_idx] = Input.shape[input_dim_idx]
+    check_shape("fill_constant_batch_size_like", shape)
+    if str_value:
+        value = float(str_value)
+    device = torch.device("cpu") if force_cpu else Input.device
+    return torch.full(shape, _fill_value(value, target), dtype=target, device=device)
 
 
 @op("fill_any_like", inputs=["X"], outputs=["Out"], attrs={"value": 0.0, "dtype": -1, "place_type": -1},
