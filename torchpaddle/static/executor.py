@@ -11,9 +11,9 @@ import torch
 from ..framework import dtype as _dtype
 from ..framework.place import Place, to_torch_device
 from ..framework.program import GRAD_SUFFIX, OpRole, Program, Variable, default_main_program
-from ..framework.tensor import Tensor, wrap
-from ..ops.registry import REGISTRY
-from .scope import LoDTensor, global_scope
+from ..framework.tensor import wrap
+from ..ops.registry import REGISTRY, REQUIRED
+from .scope import global_scope, torch_value
 
 __all__ = ["Executor", "Plan"]
 
@@ -46,7 +46,15 @@ class _OpStep:
                 if not slot.optional:
                     raise ValueError(f"Executor: op {op.type} has no variable in its input slot {slot.name}")
                 self.ins.append((0, None))
-        self.attrs = {k: op.attrs[k] for k in d.attrs if k in op.attrs}
+        # a loaded program may leave attributes out (Paddle's clip_extra drops them): the op's defaults apply
+        self.attrs = {}
+        for k, default in d.attrs.items():
+            if k in op.attrs:
+                self.attrs[k] = op.attrs[k]
+            elif default is REQUIRED:
+                raise ValueError(f"Executor: op {op.type} (in block {op.block.idx}) lacks its required attribute {k!r}")
+            else:
+                self.attrs[k] = default
         self.outs = []
         for slot in d.outputs:
             names = op.outputs.get(slot.name, [])
@@ -244,13 +252,8 @@ def _fetch_name(item):
 def as_feed_tensor(var, value, device, check=True):
     """A fed value (ndarray, list, scalar, Tensor, LoDTensor) -> torch tensor of ``var``'s dtype, with Paddle's
     feed checks on dtype and shape."""
-    if isinstance(value, Tensor):
-        t = value._t.detach()
-    elif isinstance(value, LoDTensor):
-        t = value._t
-    elif isinstance(value, torch.Tensor):
-        t = value.detach()
-    else:
+    t = torch_value(value)
+    if t is None:
         array = np.asarray(value)
         if array.dtype == np.float64 and not isinstance(value, np.ndarray) and var is not None:
             array = array.astype(var.dtype.numpy or np.float32)

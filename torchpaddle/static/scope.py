@@ -8,7 +8,18 @@ from ..framework import dtype as _dtype
 from ..framework.place import to_torch_device
 from ..framework.tensor import Tensor, wrap
 
-__all__ = ["Scope", "LoDTensor", "global_scope", "scope_guard"]
+__all__ = ["Scope", "LoDTensor", "global_scope", "scope_guard", "torch_value"]
+
+
+def torch_value(value):
+    """The (detached) torch tensor of a Tensor, LoDTensor or torch tensor; None for anything else."""
+    if isinstance(value, Tensor):
+        return value._t.detach()
+    if isinstance(value, LoDTensor):
+        return value._t
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    return None
 
 
 class LoDTensor:
@@ -23,13 +34,8 @@ class LoDTensor:
         return self._holder._value
 
     def set(self, array, place=None):
-        if isinstance(array, Tensor):
-            t = array._t.detach()
-        elif isinstance(array, LoDTensor):
-            t = array._t
-        elif isinstance(array, torch.Tensor):
-            t = array.detach()
-        else:
+        t = torch_value(array)
+        if t is None:
             t = torch.from_numpy(np.array(array, copy=True))
         device = to_torch_device(place) if place is not None else t.device
         self._holder._value = t.to(device)
