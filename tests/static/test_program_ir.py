@@ -118,3 +118,20 @@ def test_create_global_var_and_program_state(static_mode):
     assert exe.run(fetch_list=[bumped])[0].tolist() == [11.0]
     with pytest.raises(ValueError):
         main.state_dict(mode="weights")
+
+
+def test_random_seed_pins_random_ops(static_mode):
+    main, startup = static_mode
+    main.random_seed = 5
+    with pytest.raises(ValueError):
+        main.random_seed = "5"
+    x = paddle.static.data("x", [4, 4], "float32")
+    a = paddle.nn.functional.dropout(x, 0.5)
+    op = main.global_block().ops[-1]
+    assert op.attr("seed") == 5 and op.attr("fix_seed") is True
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    ones = np.ones([4, 4], "float32")
+    first, = exe.run(feed={"x": ones}, fetch_list=[a])
+    second, = exe.run(feed={"x": ones}, fetch_list=[a])
+    np.testing.assert_array_equal(first, second)   # a pinned seed repeats the mask
+    assert 0 < (first == 0).sum() < 16

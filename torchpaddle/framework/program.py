@@ -433,6 +433,11 @@ class Block:
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None):
         op = Operator(self, type, _names(inputs), _names(outputs), attrs)
+        if self.program._seed and op.attrs.get("seed") == 0:
+            # Program.random_seed pins the random ops appended after it is set, as in Paddle
+            op.attrs["seed"] = self.program._seed
+            if "fix_seed" in op.attrs:
+                op.attrs["fix_seed"] = True
         op.attrs.setdefault("op_role", self.program._op_role)
         if self.program._device is not None:
             op.attrs.setdefault("op_device", self.program._device)
