@@ -108,9 +108,10 @@ def static_minimize(optimizer, loss, startup_program=None, parameters=None, no_g
     lr_value = float(optimizer.get_lr())
     lr_dtype = _dtype.DTYPES["float64" if loss.dtype.name == "float64" else "float32"]
     for b in (block, startup):
-        b.create_var(name=lr_name, shape=[1], dtype=lr_dtype, persistable=True, stop_gradient=True)
+        # 0-D, as Paddle 3.x creates it (checkpoints hold it with shape [])
+        b.create_var(name=lr_name, shape=[], dtype=lr_dtype, persistable=True, stop_gradient=True)
     startup.append_op("fill_constant", {}, {"Out": [lr_name]},
-                      {"shape": [1], "value": lr_value, "str_value": "", "dtype": lr_dtype.proto, "force_cpu": False,
+                      {"shape": [], "value": lr_value, "str_value": "", "dtype": lr_dtype.proto, "force_cpu": False,
                        "place_type": -1})
     if isinstance(optimizer._learning_rate, LRScheduler):
         program.lr_scheduler = optimizer._learning_rate

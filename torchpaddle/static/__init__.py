@@ -8,10 +8,16 @@ from .executor import Executor  # noqa: F401
 from .backward import append_backward, gradients  # noqa: F401
 from .input import (data, InputSpec, create_parameter, WeightNormParamAttr, cpu_places,  # noqa: F401
                     cuda_places)
+from .io import (save, load, load_program_state, set_program_state, serialize_program,  # noqa: F401
+                 deserialize_program, serialize_persistables, deserialize_persistables, save_to_file,
+                 load_from_file, save_inference_model, load_inference_model, normalize_program)
 
 _install()
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
            "default_startup_program", "program_guard", "name_scope", "device_guard", "create_global_var",
            "Scope", "global_scope", "scope_guard", "Executor", "append_backward", "gradients", "data",
-           "InputSpec", "create_parameter", "WeightNormParamAttr", "cpu_places", "cuda_places"]
+           "InputSpec", "create_parameter", "WeightNormParamAttr", "cpu_places", "cuda_places", "save", "load",
+           "load_program_state", "set_program_state", "serialize_program", "deserialize_program",
+           "serialize_persistables", "deserialize_persistables", "save_to_file", "load_from_file",
+           "save_inference_model", "load_inference_model", "normalize_program"]

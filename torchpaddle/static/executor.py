@@ -346,7 +346,7 @@ class Executor:
             lr_var = program._lr_var_name
             current = scope._get(lr_var)
             dt = current.dtype if current is not None else torch.float32
-            scope._set(lr_var, torch.tensor([float(scheduler())], dtype=dt, device=device))
+            scope._set(lr_var, torch.tensor(float(scheduler()), dtype=dt, device=device))
         for name in plan.from_scope:
             value = scope._get(name)
             if value is None:

@@ -1,0 +1,426 @@
+"""Static-graph persistence against files written by real PaddlePaddle 3.3.1 (tests/fixtures/static_models,
+made by its make_fixtures.py) and round trips through our own files."""
+import os
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import torchpaddle as paddle
+from torchpaddle.static import program_io
+from torchpaddle.static.serialization import framework_pb2 as pb
+from torchpaddle.static.serialization import view_program
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "static_models")
+sys.path.insert(0, FIXTURES)
+import nets  # noqa: E402
+
+EXPECTED = dict(np.load(os.path.join(FIXTURES, "expected.npz")))
+TRAIN_FEED = {"x": np.linspace(-1, 1, 20, dtype="float32").reshape(5, 4),
+              "label": np.linspace(0, 1, 15, dtype="float32").reshape(5, 3)}
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+@pytest.fixture
+def exe(static_mode):
+    return paddle.static.Executor(paddle.CPUPlace())
+
+
+def _close(got, want, key):
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+# -- files written by real Paddle ------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,feed,n_out", [("conv", "conv", 2), ("mlp", "mlp", 2), ("mlp_fc", "mlp", 1)])
+def test_paddle_inference_model_runs_with_paddles_outputs(exe, name, feed, n_out):
+    program, feeds, fetches = paddle.static.load_inference_model(fixture(name), exe)
+    assert feeds == (["img"] if name == "conv" else ["x"])
+    assert len(fetches) == n_out and all(isinstance(f, paddle.static.Variable) for f in fetches)
+    out = exe.run(program, feed={feeds[0]: EXPECTED["input:" + feed]}, fetch_list=fetches)
+    for i, value in enumerate(out):
+        _close(value, EXPECTED[f"{name}:{i}"], f"{name}:{i}")
+
+
+def test_paddle_inference_program_structure(exe):
+    program, _, fetches = paddle.static.load_inference_model(fixture("conv"), exe)
+    types = [op.type for op in program.global_block().ops]
+    assert types[0] == "feed" and types[-2:] == ["fetch", "fetch"]
+    assert {"conv2d", "batch_norm", "pool2d", "flatten_contiguous_range", "reshape2", "matmul_v2"} <= set(types)
+    bn = next(op for op in program.global_block().ops if op.type == "batch_norm")
+    assert bn.attr("is_test") is True and bn.output("MeanOut") == bn.input("Mean")
+    img = program.global_block().var("img")
+    assert img.shape == [-1, 3, 8, 8] and img.dtype == paddle.float32 and img.need_check_feed
+    # the values went to the global scope, by name
+    w = paddle.static.global_scope().find_var("conv2d_0.w_0")
+    np.testing.assert_array_equal(np.array(w.get_tensor()), EXPECTED["state:conv2d_0.w_0"])
+
+
+def test_static_load_of_paddle_checkpoint(exe):
+    main, startup, _, fetches = nets.build_conv(paddle)
+    exe.run(startup)
+    paddle.static.load(main, fixture("conv_state"), exe)
+    out = exe.run(main.clone(for_test=True), feed={"img": EXPECTED["input:conv"]}, fetch_list=fetches)
+    for i, value in enumerate(out):
+        _close(value, EXPECTED[f"conv:{i}"], f"conv_state:{i}")
+
+
+def test_resume_training_from_paddle_checkpoint(exe):
+    # Paddle saved after one Momentum step (velocities in .pdopt); the next step here gives Paddle's loss
+    main, startup, _, fetches = nets.build_mlp_train(paddle)
+    exe.run(startup)
+    paddle.static.load(main, fixture("mlp_train.pdparams"), exe)
+    scope = paddle.static.global_scope()
+    for name in ("linear_0.w_0", "linear_1.b_0_velocity_0", "learning_rate_0"):
+        np.testing.assert_array_equal(np.array(scope.find_var(name).get_tensor()), EXPECTED["train:" + name])
+    (loss,) = exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
+    _close(loss, EXPECTED["mlp_train:loss_resumed"], "loss after resuming")
+
+
+@pytest.mark.parametrize("path", ["mlp_train", "mlp_train.pdopt", "mlp_train_vars"])
+def test_load_program_state_of_paddle_files(path):
+    state = paddle.static.load_program_state(fixture(path))
+    want = {k[6:] for k in EXPECTED if k.startswith("train:")}
+    assert set(state) == want
+    for name, value in state.items():
+        np.testing.assert_array_equal(value, EXPECTED["train:" + name])
+
+
+def test_set_program_state_from_paddle_state(exe):
+    main, startup, _, fetches = nets.build_mlp_train(paddle)
+    exe.run(startup)
+    paddle.static.set_program_state(main, paddle.static.load_program_state(fixture("mlp_train")))
+    (loss,) = exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
+    _close(loss, EXPECTED["mlp_train:loss_resumed"], "loss after set_program_state")
+
+
+def test_deserialize_paddle_bytes(exe):
+    program = paddle.static.deserialize_program(paddle.static.load_from_file(fixture("mlp.program.bin")))
+    paddle.static.deserialize_persistables(program, paddle.static.load_from_file(fixture("mlp.params.bin")), exe)
+    names = program_io.fetch_target_names(program)
+    out = exe.run(program, feed={"x": EXPECTED["input:mlp"]}, fetch_list=names)
+    for i, value in enumerate(out):
+        _close(value, EXPECTED[f"mlp:{i}"], f"mlp bytes:{i}")
+
+
+def test_paddle_static_save_pdmodel_parses_with_parameters():
+    with open(fixture("conv_state.pdmodel"), "rb") as f:
+        program = paddle.static.Program.parse_from_string(f.read())
+    params = {p.name: p for p in program.all_parameters()}
+    assert set(params) == {"conv2d_0.w_0", "conv2d_0.b_0", "batch_norm2d_0.w_0", "batch_norm2d_0.b_0",
+                           "batch_norm2d_0.w_1", "batch_norm2d_0.w_2", "linear_0.w_0", "linear_0.b_0"}
+    assert params["conv2d_0.w_0"].shape == [4, 3, 3, 3] and params["conv2d_0.w_0"].trainable
+    assert not params["batch_norm2d_0.w_1"].trainable   # running mean: stop_gradient
+
+
+def test_unknown_op_type_in_paddle_training_program():
+    # Paddle's training program updates with a `momentum` op, which torchpaddle does not register
+    with open(fixture("mlp_train.pdmodel"), "rb") as f:
+        data = f.read()
+    with pytest.raises(ValueError, match=r"not registered in torchpaddle: 'momentum' \(block 0, op \d+\)"):
+        paddle.static.Program.parse_from_string(data)
+
+
+# -- our files -------------------------------------------------------------------------------------------------
+def _conv_with_values(exe, seed=5):
+    main, startup, feeds, fetches = nets.build_conv(paddle)
+    exe.run(startup)
+    values = nets.set_values(paddle, main, seed)
+    return main, feeds, fetches, values
+
+
+def test_inference_round_trip_here(exe, tmp_path):
+    main, feeds, fetches, _ = _conv_with_values(exe)
+    want = exe.run(main.clone(for_test=True), feed={"img": EXPECTED["input:conv"]}, fetch_list=fetches)
+    prefix = str(tmp_path / "sub" / "conv")
+    paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=main)
+    assert sorted(os.listdir(tmp_path / "sub")) == ["conv.pdiparams", "conv.pdmodel"]
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        program, feed_names, fetch_targets = paddle.static.load_inference_model(prefix, exe)
+        got = exe.run(program, feed={feed_names[0]: EXPECTED["input:conv"]}, fetch_list=fetch_targets)
+    assert feed_names == ["img"] and [v.name for v in fetch_targets] == [v.name for v in fetches]
+    for i, (g, w) in enumerate(zip(got, want)):
+        _close(g, w, f"round trip {i}")
+
+
+def _attr_types(data):
+    view = view_program(data)
+    return {(op.type, name): kind for block in view.blocks for op in block.ops for name, kind in op.attr_types.items()}
+
+
+def test_saved_program_has_paddles_wire_form(exe, tmp_path):
+    main, feeds, fetches, _ = _conv_with_values(exe)
+    paddle.static.save_inference_model(str(tmp_path / "conv"), feeds, fetches, exe, program=main)
+    data = (tmp_path / "conv.pdmodel").read_bytes()
+    ours, theirs = _attr_types(data), _attr_types(open(fixture("conv.pdmodel"), "rb").read())
+    shared = set(ours) & set(theirs)
+    assert len(shared) > 30
+    assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}
+    view = view_program(data)
+    assert view.version == 3003001 and view.op_versions["conv2d"] == 1
+    ops = view.blocks[0].ops
+    reshape = next(op for op in ops if op.type == "reshape2")
+    xshape = view.blocks[0].vars[reshape.outputs["XShape"][0]]
+    assert xshape.shape[0] == 0 and xshape.shape[1:] == view.blocks[0].vars[reshape.inputs["X"][0]].shape
+    bn = next(op for op in ops if op.type == "batch_norm")
+    assert bn.outputs["MeanOut"] == bn.inputs["Mean"] and bn.attrs["is_test"] is True
+    assert "fuse_with_relu" not in bn.attrs            # an extra attribute: clipped, as Paddle clips it
+    fill = next(op for op in ops if op.type == "fill_constant")
+    assert fill.attr_types["shape"] == "LONGS" and fill.attr_types["value"] == "FLOAT"
+    assert [op.attrs["col"] for op in ops if op.type == "fetch"] == [0, 1]
+    params = {v.name for v in view.blocks[0].vars.values() if v.persistable and v.type == "DENSE_TENSOR"}
+    assert params == {v.name for v in main.list_vars() if v.persistable}
+
+
+def test_desc_round_trip_is_stable(exe):
+    main, _, _, _ = _conv_with_values(exe)
+    data = main.desc_bytes()
+    again = paddle.static.Program.parse_from_string(data)
+    assert again.desc_bytes() == data
+    assert [op.type for op in again.global_block().ops] == [op.type for op in main.global_block().ops]
+    for name, var in main.global_block().vars.items():
+        other = again.global_block().var(name)
+        assert (other.shape, other.dtype, other.persistable, other.stop_gradient) == \
+            (var.shape, var.dtype, var.persistable, var.stop_gradient), name
+        assert isinstance(other, paddle.static.Parameter) == isinstance(var, paddle.static.Parameter), name
+
+
+def test_normalize_program_prunes_training_ops(exe):
+    main, startup, feeds, fetches = nets.build_mlp_train(paddle)
+    before = len(main.global_block().ops)
+    out = next(op for op in main.global_block().ops if op.type == "elementwise_sub").input("X")[0]
+    logits = main.global_block().var(out)
+    normalized = paddle.static.normalize_program(main, feeds[:1], [logits])
+    types = [op.type for op in normalized.global_block().ops]
+    assert types == ["feed", "matmul_v2", "elementwise_add", "relu", "fill_constant", "elementwise_mul",
+                     "fill_constant", "elementwise_add", "matmul_v2", "elementwise_add", "fetch"]
+    assert "label" not in normalized.global_block().vars
+    assert len(main.global_block().ops) == before      # the original is untouched
+    with pytest.raises(ValueError, match="feeded_var_names\\[1\\]: 'label' doesn't exist"):
+        paddle.static.normalize_program(main, feeds, [logits])
+    with pytest.raises(TypeError, match="feed_vars"):
+        paddle.static.normalize_program(main, ["x"], fetches)
+    with pytest.raises(ValueError, match="program must not be empty"):
+        paddle.static.normalize_program(paddle.static.Program(), feeds, fetches)
+
+
+def test_serialize_round_trip_here(exe):
+    main, feeds, fetches, _ = _conv_with_values(exe)
+    want = exe.run(main.clone(for_test=True), feed={"img": EXPECTED["input:conv"]}, fetch_list=fetches)
+    program_bytes = paddle.static.serialize_program(feeds, fetches, program=main)
+    params = paddle.static.serialize_persistables(feeds, fetches, exe, program=main)
+    assert isinstance(program_bytes, bytes) and isinstance(params, bytes)
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        program = paddle.static.deserialize_program(program_bytes)
+        paddle.static.deserialize_persistables(program, params, exe)
+        got = exe.run(program, feed={"img": EXPECTED["input:conv"]}, fetch_list=[v.name for v in fetches])
+    for g, w in zip(got, want):
+        _close(g, w, "serialize round trip")
+
+
+def test_static_save_load_round_trip_with_optimizer_state(exe, tmp_path):
+    main, startup, _, fetches = nets.build_mlp_train(paddle)
+    exe.run(startup)
+    nets.set_values(paddle, main, 21)
+    exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
+    path = str(tmp_path / "ckpt" / "model")
+    paddle.static.save(main, path)
+    assert sorted(os.listdir(tmp_path / "ckpt")) == ["model.pdmodel", "model.pdopt", "model.pdparams"]
+    (next_loss,) = exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
+    state = paddle.static.load_program_state(path)
+    assert "linear_0.w_0_velocity_0" in state and "learning_rate_0" in state
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        exe.run(startup)
+        paddle.static.load(main, path + ".pdmodel", exe)
+        (resumed,) = exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
+    _close(resumed, next_loss, "resumed loss")
+
+
+def test_static_save_bad_arguments(exe, tmp_path):
+    main, startup, _, _ = nets.build_mlp(paddle)
+    exe.run(startup)
+    with pytest.raises(ValueError, match="protocol"):
+        paddle.static.save(main, str(tmp_path / "m"), protocol=5)
+    with pytest.raises(ValueError, match="model_path"):
+        paddle.static.save(main, str(tmp_path) + "/")
+    with pytest.raises(TypeError, match="Program"):
+        paddle.static.save("main", str(tmp_path / "m"))
+    with pytest.raises(ValueError, match="Cannot find \\[linear_1.w_0\\] in model file"):
+        paddle.static.load(main, fixture("conv_state"), exe)
+
+
+def test_set_program_state_checks(exe):
+    main, startup, _, _ = nets.build_mlp(paddle)
+    exe.run(startup)
+    good = {"linear_0.w_0": np.ones([4, 8], "float32")}
+    with pytest.warns(UserWarning, match="not_a_var"):
+        paddle.static.set_program_state(main, dict(good, not_a_var=np.zeros(2)))
+    np.testing.assert_array_equal(np.array(paddle.static.global_scope().find_var("linear_0.w_0").get_tensor()),
+                                  good["linear_0.w_0"])
+    with pytest.raises(ValueError, match="shape"):
+        paddle.static.set_program_state(main, {"linear_0.w_0": np.ones([8, 4], "float32")})
+    with pytest.raises(AssertionError, match="data type"):
+        paddle.static.set_program_state(main, {"linear_0.w_0": np.ones([4, 8], "float64")})
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        with pytest.raises(ValueError, match="run startup program"):
+            paddle.static.set_program_state(main, good)
+
+
+def test_save_to_file_and_load_from_file(tmp_path):
+    path = str(tmp_path / "blob")
+    paddle.static.save_to_file(path, b"\x00\x01abc")
+    assert paddle.static.load_from_file(path) == b"\x00\x01abc"
+    paddle.static.save_to_file(path, b"new")
+    assert paddle.static.load_from_file(path) == b"new" and os.listdir(tmp_path) == ["blob"]   # no temp files
+    with pytest.raises(ValueError, match="'content' type should be bytes"):
+        paddle.static.save_to_file(path, "text")
+
+
+def test_paddle_save_and_load_of_a_program(exe, tmp_path):
+    main, _, _, _ = _conv_with_values(exe)
+    path = str(tmp_path / "prog.pdmodel")
+    paddle.save(main, path)
+    loaded = paddle.load(path)
+    assert isinstance(loaded, paddle.static.Program)
+    assert loaded.desc_bytes() == main.desc_bytes()
+
+
+def test_bfloat16_parameters_keep_their_dtype(exe, tmp_path):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 2], "bfloat16")
+        w = paddle.static.create_parameter([2, 2], "bfloat16", name="w_bf16")
+        y = paddle.matmul(x, w)
+    exe.run(startup)
+    value = np.array([[1.5, -2.0], [0.25, 3.0]], "float32")
+    paddle.static.global_scope().var("w_bf16").get_tensor().set(torch.from_numpy(value).to(torch.bfloat16))
+    paddle.static.save_inference_model(str(tmp_path / "bf"), [x], [y], exe, program=main)
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        program, _, _ = paddle.static.load_inference_model(str(tmp_path / "bf"), exe)
+        t = paddle.static.global_scope().find_var("w_bf16").get_tensor()
+        assert t._dtype() == paddle.bfloat16
+        np.testing.assert_array_equal(t._t.float().numpy(), value)
+
+
+# -- bad files ---------------------------------------------------------------------------------------------------
+def _copy_model(tmp_path, name="mlp"):
+    for suffix in (".pdmodel", ".pdiparams"):
+        (tmp_path / (name + suffix)).write_bytes(open(fixture(name + suffix), "rb").read())
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("cut", [0, 1, 7, 100, -1])
+def test_truncated_pdmodel(exe, tmp_path, cut):
+    prefix = _copy_model(tmp_path)
+    data = (tmp_path / "mlp.pdmodel").read_bytes()
+    (tmp_path / "mlp.pdmodel").write_bytes(data[:cut] if cut >= 0 else data[:len(data) // 2])
+    with pytest.raises(ValueError, match="load_inference_model: cannot load .*mlp.pdmodel"):
+        paddle.static.load_inference_model(prefix, exe)
+
+
+def test_garbage_pdmodel(exe, tmp_path):
+    prefix = _copy_model(tmp_path)
+    (tmp_path / "mlp.pdmodel").write_bytes(np.random.RandomState(0).bytes(4000))
+    with pytest.raises(ValueError):
+        paddle.static.load_inference_model(prefix, exe)
+
+
+@pytest.mark.parametrize("change", ["truncate", "extra", "empty", "bad_header"])
+def test_corrupt_pdiparams(exe, tmp_path, change):
+    prefix = _copy_model(tmp_path)
+    data = (tmp_path / "mlp.pdiparams").read_bytes()
+    data = {"truncate": data[:-5], "extra": data + b"\x00" * 9, "empty": b"",
+            "bad_header": b"\x07" + data[1:]}[change]
+    (tmp_path / "mlp.pdiparams").write_bytes(data)
+    with pytest.raises(ValueError, match="mlp.pdiparams: tensor stream"):
+        paddle.static.load_inference_model(prefix, exe)
+
+
+def test_parameter_shape_mismatch(exe, tmp_path):
+    prefix = _copy_model(tmp_path)
+    (tmp_path / "mlp.pdiparams").write_bytes(open(fixture("mlp_fc.pdiparams"), "rb").read()[:0] +
+                                             _reshaped_params())
+    with pytest.raises(RuntimeError, match="shape mismatch.*linear_0.w_0"):
+        paddle.static.load_inference_model(prefix, exe)
+
+
+def _reshaped_params():
+    from torchpaddle.static.serialization import read_records, write_tensors, TensorRecord
+    records = read_records(open(fixture("mlp.pdiparams"), "rb").read())
+    return write_tensors([TensorRecord(r.array.reshape(-1), r.data_type) for r in records])
+
+
+def test_missing_files(exe, tmp_path):
+    with pytest.raises(ValueError, match="There is no directory"):
+        paddle.static.load_inference_model(str(tmp_path / "nowhere" / "m"), exe)
+    with pytest.raises(FileNotFoundError, match="model file"):
+        paddle.static.load_inference_model(str(tmp_path / "m"), exe)
+    (tmp_path / "m.pdmodel").write_bytes(open(fixture("mlp.pdmodel"), "rb").read())
+    with pytest.raises(FileNotFoundError, match="parameter file"):
+        paddle.static.load_inference_model(str(tmp_path / "m"), exe)
+
+
+def _desc_with_op(op_type):
+    desc = pb.ProgramDesc()
+    block = desc.blocks.add(idx=0, parent_idx=-1)
+    var = block.vars.add(name="x")
+    var.type.type = pb.VarType.DENSE_TENSOR
+    var.type.dense_tensor.tensor.data_type = pb.VarType.FP32
+    var.type.dense_tensor.tensor.dims.extend([2])
+    op = block.ops.add(type=op_type)
+    op.inputs.add(parameter="X", arguments=["x"])
+    op.outputs.add(parameter="Out", arguments=["x"])
+    return desc
+
+
+def test_unknown_op_type_is_refused():
+    with pytest.raises(ValueError, match="not registered in torchpaddle: 'my_custom_op' \\(block 0, op 0\\)"):
+        paddle.static.deserialize_program(_desc_with_op("my_custom_op").SerializeToString())
+    assert paddle.static.deserialize_program(_desc_with_op("relu").SerializeToString()).global_block().ops[0].type \
+        == "relu"
+
+
+def test_newer_program_version_is_refused():
+    desc = _desc_with_op("relu")
+    desc.version.version = 9009009
+    with pytest.raises(ValueError, match="Unsupported program version: 9009009"):
+        paddle.static.deserialize_program(desc.SerializeToString())
+
+
+def test_parse_from_string_bad_input():
+    with pytest.raises(TypeError, match="expected bytes"):
+        paddle.static.Program.parse_from_string("not bytes")
+    with pytest.raises(ValueError, match="no blocks"):
+        paddle.static.Program.parse_from_string(b"")
+
+
+def test_pickled_code_in_pdparams_never_runs(exe, tmp_path):
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+    import pickle
+    main, startup, _, _ = nets.build_mlp(paddle)
+    exe.run(startup)
+    (tmp_path / "m.pdparams").write_bytes(pickle.dumps({"linear_0.w_0": Evil()}))
+    with pytest.raises(Exception, match="allow-list"):
+        paddle.static.load(main, str(tmp_path / "m"), exe)
+    with pytest.raises(Exception, match="allow-list"):
+        paddle.static.load_program_state(str(tmp_path / "m"))
+    assert not marker.exists()
+
+
+def test_corrupt_pdparams(exe, tmp_path):
+    main, startup, _, _ = nets.build_mlp(paddle)
+    exe.run(startup)
+    data = open(fixture("mlp_train.pdparams"), "rb").read()
+    (tmp_path / "m.pdparams").write_bytes(data[:len(data) // 2])
+    with pytest.raises(ValueError, match="truncated, corrupt"):
+        paddle.static.load(main, str(tmp_path / "m"), exe)
+    (tmp_path / "m.pdparams").write_bytes(__import__("pickle").dumps([1, 2]))
+    with pytest.raises(ValueError, match="not a parameter file"):
+        paddle.static.load_program_state(str(tmp_path / "m"))
