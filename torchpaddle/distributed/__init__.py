@@ -1,2 +1,13 @@
-"""paddle.distributed (collectives, launch and fleet arrive with the distributed issue)."""
+"""paddle.distributed: process groups, collectives, DataParallel, spawn and fleet on torch.distributed.
+
+``python -m paddle.distributed.launch`` (torchpaddle.distributed.launch) starts a job.
+"""
+from .group import Group, new_group, get_group, destroy_process_group, get_backend, is_initialized  # noqa: F401
+from .env import ParallelEnv, init_parallel_env, get_rank, get_world_size, is_available  # noqa: F401
+from .collective import (ReduceOp, all_reduce, broadcast, reduce, all_gather, all_gather_object,  # noqa: F401
+                         broadcast_object_list, scatter, scatter_object_list, gather, reduce_scatter, alltoall,
+                         alltoall_single, barrier, wait)
+from .p2p import send, recv, isend, irecv, P2POp, batch_isend_irecv  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
+from .spawn import spawn  # noqa: F401
+from . import fleet  # noqa: F401

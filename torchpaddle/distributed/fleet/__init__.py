@@ -1,0 +1,21 @@
+"""paddle.distributed.fleet: collective training (``fleet.init(is_collective=True)``)."""
+from .strategy import DistributedStrategy  # noqa: F401
+from .fleet import (Fleet, PaddleCloudRoleMaker, UserDefinedRoleMaker, Role,  # noqa: F401
+                    HybridCommunicateGroup)
+
+fleet = Fleet()
+init = fleet.init
+is_first_worker = fleet.is_first_worker
+worker_index = fleet.worker_index
+worker_num = fleet.worker_num
+is_worker = fleet.is_worker
+is_server = fleet.is_server
+local_rank = fleet.local_rank
+node_num = fleet.node_num
+worker_endpoints = fleet.worker_endpoints
+barrier_worker = fleet.barrier_worker
+get_hybrid_communicate_group = fleet.get_hybrid_communicate_group
+distributed_model = fleet.distributed_model
+distributed_optimizer = fleet.distributed_optimizer
+init_worker = fleet.init_worker
+stop_worker = fleet.stop_worker
