@@ -68,16 +68,40 @@ def test_static_load_of_paddle_checkpoint(exe):
         _close(value, EXPECTED[f"conv:{i}"], f"conv_state:{i}")
 
 
-def test_resume_training_from_paddle_checkpoint(exe):
-    # Paddle saved after one Momentum step (velocities in .pdopt); the next step here gives Paddle's loss
-    main, startup, _, fetches = nets.build_mlp_train(paddle)
+OPTIMIZERS = [("momentum", "mlp_train"), ("sgd", "mlp_train_sgd"), ("adam", "mlp_train_adam")]
+
+
+@pytest.mark.parametrize("optimizer,name", OPTIMIZERS)
+def test_resume_training_from_paddle_checkpoint(exe, optimizer, name):
+    # Paddle saved after one step (accumulators in .pdopt); the next step here gives Paddle's loss and values
+    main, startup, _, fetches = nets.build_mlp_train(paddle, optimizer)
     exe.run(startup)
-    paddle.static.load(main, fixture("mlp_train.pdparams"), exe)
-    scope = paddle.static.global_scope()
-    for name in ("linear_0.w_0", "linear_1.b_0_velocity_0", "learning_rate_0"):
-        np.testing.assert_array_equal(np.array(scope.find_var(name).get_tensor()), EXPECTED["train:" + name])
+    paddle.static.load(main, fixture(name + ".pdparams"), exe)
     (loss,) = exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
-    _close(loss, EXPECTED["mlp_train:loss_resumed"], "loss after resuming")
+    _close(loss, EXPECTED[f"{name}:loss_resumed"], "loss after resuming")
+    _check_resumed_values(name)
+
+
+def _check_resumed_values(name):
+    scope = paddle.static.global_scope()
+    prefix = f"{name}:resumed:"
+    keys = [k for k in EXPECTED if k.startswith(prefix)]
+    assert len(keys) >= 5
+    for key in keys:
+        _close(np.array(scope.find_var(key[len(prefix):]).get_tensor()), EXPECTED[key], key)
+
+
+@pytest.mark.parametrize("optimizer,name", OPTIMIZERS)
+def test_paddles_training_program_runs_here(exe, optimizer, name):
+    # Paddle's own program (grad ops, its optimizer op) from static.save's .pdmodel, with its checkpoint
+    with open(fixture(name + ".pdmodel"), "rb") as f:
+        program = paddle.static.Program.parse_from_string(f.read())
+    assert optimizer in [op.type for op in program.global_block().ops]
+    paddle.static.load(program, fixture(name), exe)
+    loss_name = str(EXPECTED[f"{name}:loss_name"])
+    (loss,) = exe.run(program, feed=TRAIN_FEED, fetch_list=[loss_name])
+    _close(loss, EXPECTED[f"{name}:loss_resumed"], "loss of Paddle's program run here")
+    _check_resumed_values(name)
 
 
 @pytest.mark.parametrize("path", ["mlp_train", "mlp_train.pdopt", "mlp_train_vars"])
@@ -117,11 +141,14 @@ def test_paddle_static_save_pdmodel_parses_with_parameters():
 
 
 def test_unknown_op_type_in_paddle_training_program():
-    # Paddle's training program updates with a `momentum` op, which torchpaddle does not register
+    # the same file with its optimizer op renamed to a type nobody registers
+    from torchpaddle.static.serialization import parse_program
     with open(fixture("mlp_train.pdmodel"), "rb") as f:
-        data = f.read()
-    with pytest.raises(ValueError, match=r"not registered in torchpaddle: 'momentum' \(block 0, op \d+\)"):
-        paddle.static.Program.parse_from_string(data)
+        desc = parse_program(f.read())
+    op = next(op for op in desc.blocks[0].ops if op.type == "momentum")
+    op.type = "momentum_v9"
+    with pytest.raises(ValueError, match=r"not registered in torchpaddle: 'momentum_v9' \(block 0, op \d+\)"):
+        paddle.static.Program.parse_from_string(desc.SerializeToString())
 
 
 # -- our files -------------------------------------------------------------------------------------------------
@@ -424,3 +451,63 @@ def test_corrupt_pdparams(exe, tmp_path):
     (tmp_path / "m.pdparams").write_bytes(__import__("pickle").dumps([1, 2]))
     with pytest.raises(ValueError, match="not a parameter file"):
         paddle.static.load_program_state(str(tmp_path / "m"))
+
+
+# -- the legacy ops Paddle's files hold ------------------------------------------------------------------------
+def test_mul_matches_numpy():
+    rng = np.random.RandomState(0)
+    x, y = rng.rand(2, 3, 4).astype("float32"), rng.rand(12, 5).astype("float32")
+    out = paddle.ops.mul(paddle.to_tensor(x), paddle.to_tensor(y), x_num_col_dims=1, y_num_col_dims=1)
+    np.testing.assert_allclose(out.numpy(), x.reshape(2, 12) @ y, rtol=1e-5)
+    y2 = rng.rand(4, 5, 2).astype("float32")
+    out = paddle.ops.mul(paddle.to_tensor(x), paddle.to_tensor(y2), x_num_col_dims=2, y_num_col_dims=1)
+    np.testing.assert_allclose(out.numpy(), (x.reshape(6, 4) @ y2.reshape(4, 10)).reshape(2, 3, 5, 2), rtol=1e-5)
+    with pytest.raises(ValueError, match="mul: X\\[2, 3, 4\\] flattened at x_num_col_dims=2 has 4 columns"):
+        paddle.ops.mul(paddle.to_tensor(x), paddle.to_tensor(y), x_num_col_dims=2, y_num_col_dims=1)
+    with pytest.raises(ValueError, match="x_num_col_dims must be in \\[1, 2\\]"):
+        paddle.ops.mul(paddle.to_tensor(x), paddle.to_tensor(y), x_num_col_dims=3, y_num_col_dims=1)
+    with pytest.raises(ValueError, match="y_num_col_dims must be in \\[1, 1\\]"):
+        paddle.ops.mul(paddle.to_tensor(x), paddle.to_tensor(y), x_num_col_dims=1, y_num_col_dims=0)
+
+
+def test_matmul_v1_matches_numpy():
+    rng = np.random.RandomState(1)
+    x, y = rng.rand(3, 2, 4).astype("float32"), rng.rand(3, 5, 4).astype("float32")
+    out = paddle.ops.matmul(paddle.to_tensor(x), paddle.to_tensor(y), transpose_X=False, transpose_Y=True, alpha=2.5)
+    np.testing.assert_allclose(out.numpy(), 2.5 * (x @ y.transpose(0, 2, 1)), rtol=1e-5)
+    v = rng.rand(4).astype("float32")
+    out = paddle.ops.matmul(paddle.to_tensor(v), paddle.to_tensor(v))
+    np.testing.assert_allclose(out.numpy(), v @ v, rtol=1e-5)
+    with pytest.raises(ValueError, match="matmul: X\\[3, 2, 4\\] .* cannot be multiplied"):
+        paddle.ops.matmul(paddle.to_tensor(x), paddle.to_tensor(y))
+
+
+def test_flatten2_matches_numpy():
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    out, xshape = paddle.ops.flatten2(paddle.to_tensor(x), axis=2)
+    np.testing.assert_array_equal(out.numpy(), x.reshape(6, 4))
+    assert xshape.shape == [0, 2, 3, 4]
+    np.testing.assert_array_equal(paddle.ops.flatten2(paddle.to_tensor(x), axis=0)[0].numpy(), x.reshape(1, 24))
+    with pytest.raises(ValueError, match="flatten2: axis must be in \\[0, 3\\]"):
+        paddle.ops.flatten2(paddle.to_tensor(x), axis=4)
+
+
+def test_optimizer_ops_match_numpy():
+    p, g = np.array([1.0, -2.0, 3.0], "float32"), np.array([0.5, 0.25, -1.0], "float32")
+    lr = np.array(0.1, "float32")
+    t = paddle.to_tensor
+    np.testing.assert_allclose(paddle.ops.sgd(t(p), t(lr), t(g)).numpy(), p - 0.1 * g, rtol=1e-6)
+    v = np.array([0.1, 0.2, 0.3], "float32")
+    out, vel = paddle.ops.momentum(t(p), t(g), t(v), t(lr), mu=0.9, use_nesterov=True,
+                                   regularization_method="l2_decay", regularization_coeff=0.01)
+    grad = g + 0.01 * p
+    np.testing.assert_allclose(vel.numpy(), 0.9 * v + grad, rtol=1e-6)
+    np.testing.assert_allclose(out.numpy(), p - (grad + 0.9 * (0.9 * v + grad)) * 0.1, rtol=1e-6)
+    m1, m2 = np.array([0.1, 0.0, -0.1], "float32"), np.array([0.01, 0.02, 0.0], "float32")
+    b1p, b2p = np.array([0.81], "float32"), np.array([0.998], "float32")
+    out, n1, n2, o1, o2, _ = paddle.ops.adam(t(p), t(g), t(lr), t(m1), t(m2), t(b1p), t(b2p), None)
+    e1, e2 = 0.9 * m1 + 0.1 * g, 0.999 * m2 + 0.001 * g * g
+    lr_t = 0.1 * np.sqrt(1 - 0.998) / (1 - 0.81)
+    np.testing.assert_allclose(out.numpy(), p - lr_t * e1 / (np.sqrt(e2) + 1e-8 * np.sqrt(1 - 0.998)), rtol=1e-5)
+    np.testing.assert_allclose(o1.numpy(), b1p * 0.9, rtol=1e-6)
+    np.testing.assert_allclose(o2.numpy(), b2p * 0.999, rtol=1e-6)
