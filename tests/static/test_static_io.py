@@ -511,3 +511,93 @@ def test_optimizer_ops_match_numpy():
     np.testing.assert_allclose(out.numpy(), p - lr_t * e1 / (np.sqrt(e2) + 1e-8 * np.sqrt(1 - 0.998)), rtol=1e-5)
     np.testing.assert_allclose(o1.numpy(), b1p * 0.9, rtol=1e-6)
     np.testing.assert_allclose(o2.numpy(), b2p * 0.999, rtol=1e-6)
+
+
+# -- the 1.x layouts: one file per variable, combined files ----------------------------------------------------
+def test_static_load_from_paddles_per_variable_files(exe):
+    main, startup, _, _ = nets.build_mlp_train(paddle)
+    exe.run(startup)
+    paddle.static.load(main, fixture("mlp_train_vars"), exe)
+    scope = paddle.static.global_scope()
+    for key in [k for k in EXPECTED if k.startswith("train:")]:
+        np.testing.assert_array_equal(np.array(scope.find_var(key[6:]).get_tensor()), EXPECTED[key])
+    with pytest.raises(ValueError, match="executor is required"):
+        paddle.static.load(main, fixture("mlp_train_vars"))
+
+
+def test_save_vars_load_vars_combined_and_separate(exe, tmp_path):
+    main, startup, _, _ = nets.build_mlp(paddle)
+    exe.run(startup)
+    values = nets.set_values(paddle, main, 8)
+    params = main.all_parameters()
+    paddle.static.io.save_vars(exe, str(tmp_path), main, vars=params, filename="combined")
+    paddle.static.io.save_vars(exe, str(tmp_path / "each"), main, predicate=paddle.static.io.is_persistable)
+    assert sorted(os.listdir(tmp_path / "each")) == sorted(values)
+    state = paddle.static.load_program_state(str(tmp_path / "combined"), var_list=params)
+    assert sorted(state) == sorted(values)
+    for name, value in state.items():
+        np.testing.assert_array_equal(value, values[name])
+    with pytest.raises(ValueError, match="var_list can not be None"):
+        paddle.static.load_program_state(str(tmp_path / "combined"))
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        paddle.static.io.load_vars(exe, str(tmp_path / "each"), main, vars=params)
+        for p in params:
+            np.testing.assert_array_equal(np.array(paddle.static.global_scope().find_var(p.name).get_tensor()),
+                                          values[p.name])
+        with pytest.raises(ValueError, match="combined: tensor stream: \\d+ unexpected bytes after 2 tensors"):
+            paddle.static.io.load_vars(exe, str(tmp_path), main, vars=params[:2], filename="combined")
+
+
+def test_inference_model_in_the_1x_folder_layout(exe, tmp_path):
+    main, feeds, fetches, _ = _conv_with_values(exe)
+    want = exe.run(main.clone(for_test=True), feed={"img": EXPECTED["input:conv"]}, fetch_list=fetches)
+    folder = tmp_path / "model"
+    paddle.static.save_inference_model(str(folder / "conv"), feeds, fetches, exe, program=main,
+                                       separate_parameters=True)
+    assert "__model__" in os.listdir(folder) and "conv2d_0.w_0" in os.listdir(folder)
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        program, feed_names, fetch_targets = paddle.static.load_inference_model(str(folder), exe,
+                                                                                model_filename="__model__")
+        got = exe.run(program, feed={"img": EXPECTED["input:conv"]}, fetch_list=fetch_targets)
+    for g, w in zip(got, want):
+        _close(g, w, "1.x layout")
+    with pytest.raises(ValueError, match="unsupported argument 'pserver'"):
+        paddle.static.load_inference_model(str(folder), exe, pserver=1)
+
+
+def test_load_inference_model_from_memory(exe):
+    with open(fixture("mlp.pdmodel"), "rb") as f, open(fixture("mlp.pdiparams"), "rb") as g:
+        program, feeds, fetches = paddle.static.load_inference_model(None, exe, model_filename=f.read(),
+                                                                     params_filename=g.read())
+    out = exe.run(program, feed={feeds[0]: EXPECTED["input:mlp"]}, fetch_list=fetches)
+    _close(out[0], EXPECTED["mlp:0"], "from memory")
+    with pytest.raises(ValueError, match="params_filename cannot be None"):
+        paddle.static.load_inference_model(None, exe, model_filename=b"")
+
+
+def test_damaged_pdmodel_bytes_give_value_errors_only():
+    # single-byte damage anywhere in a real file: it parses to some program or raises ValueError, nothing else
+    data = bytearray(open(fixture("mlp.pdmodel"), "rb").read())
+    rng = np.random.RandomState(0)
+    refused = 0
+    for position in rng.choice(len(data), 300, replace=False):
+        damaged = bytearray(data)
+        damaged[position] ^= 1 << int(rng.randint(8))
+        try:
+            paddle.static.deserialize_program(bytes(damaged))
+        except ValueError:
+            refused += 1
+    assert refused > 0
+
+
+def test_resave_a_paddle_inference_model(exe, tmp_path):
+    program, feeds, fetches = paddle.static.load_inference_model(fixture("conv"), exe)
+    feed_vars = [program.global_block().var(n) for n in feeds]
+    paddle.static.save_inference_model(str(tmp_path / "again"), feed_vars, fetches[:1], exe, program=program)
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        again, feeds2, fetches2 = paddle.static.load_inference_model(str(tmp_path / "again"), exe)
+        (out,) = exe.run(again, feed={feeds2[0]: EXPECTED["input:conv"]}, fetch_list=fetches2)
+    _close(out, EXPECTED["conv:0"], "re-saved")
+    types = [op.type for op in again.global_block().ops]
+    assert types.count("feed") == 1 and types.count("fetch") == 1
+    assert "relu_1.tmp_0" not in again.global_block().vars    # the second target's ops were pruned

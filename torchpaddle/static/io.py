@@ -121,7 +121,7 @@ def _load_stream(data, variables, scope, device, where):
     try:
         records = read_records(data, count=len(variables))
     except ValueError as e:
-        raise ValueError(f"{where}: {e} (the program has {len(variables)} persistable variables)") from None
+        raise ValueError(f"{where}: {e} (expected the values of {len(variables)} variables)") from None
     for var, record in zip(variables, records):
         _check_loaded(var, record.array.shape, record.dtype, where)
         _set_value(scope, var.name, _to_torch(record.array, _dtype.convert_dtype(record.data_type)), device,
@@ -457,11 +457,8 @@ def _load_legacy(program, model_path, executor, var_list):
         load_vars(executor, os.path.dirname(model_path), program, vars=list(var_list),
                   filename=os.path.basename(model_path))
     else:
-        raise _fio._PathNotFoundError(errno.ENOENT, f"{prefix_or(model_path)} not found", model_path)
-
-
-def prefix_or(path):
-    return f"neither {path}.pdparams nor {path}"
+        raise _fio._PathNotFoundError(errno.ENOENT, f"static.load: neither {model_path}.pdparams nor {model_path} "
+                                      "exists", model_path)
 
 
 def load_program_state(model_path, var_list=None):
@@ -480,7 +477,8 @@ def load_program_state(model_path, var_list=None):
         ordered = sorted(var_list, key=lambda v: v.name)
         return {v.name: r.array for v, r in zip(ordered, records)}
     if not os.path.isdir(model_path):
-        raise _fio._PathNotFoundError(errno.ENOENT, f"{prefix_or(model_path)} exists", model_path)
+        raise _fio._PathNotFoundError(errno.ENOENT, f"load_program_state: neither {prefix}.pdparams nor "
+                                      f"{model_path} exists", model_path)
     if var_list is not None:
         wanted = [v.name for v in var_list]
     else:
