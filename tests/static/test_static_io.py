@@ -140,15 +140,24 @@ def test_paddle_static_save_pdmodel_parses_with_parameters():
     assert not params["batch_norm2d_0.w_1"].trainable   # running mean: stop_gradient
 
 
-def test_unknown_op_type_in_paddle_training_program():
-    # the same file with its optimizer op renamed to a type nobody registers
+def test_unknown_op_type_in_paddle_training_program(exe, tmp_path):
+    # the same file with its optimizer op renamed to a type nobody registers: it parses (as in Paddle), and
+    # running it or loading it as an inference model names the op
     from torchpaddle.static.serialization import parse_program
     with open(fixture("mlp_train.pdmodel"), "rb") as f:
         desc = parse_program(f.read())
     op = next(op for op in desc.blocks[0].ops if op.type == "momentum")
     op.type = "momentum_v9"
+    data = desc.SerializeToString()
+    program = paddle.static.Program.parse_from_string(data)
+    assert "momentum_v9" in [op.type for op in program.global_block().ops]
+    paddle.static.load(program, fixture("mlp_train"), exe)
+    with pytest.raises(NotImplementedError, match="'momentum_v9'"):
+        exe.run(program, feed=TRAIN_FEED, fetch_list=[str(EXPECTED["mlp_train:loss_name"])])
+    (tmp_path / "m.pdmodel").write_bytes(data)
+    (tmp_path / "m.pdiparams").write_bytes(b"")
     with pytest.raises(ValueError, match=r"not registered in torchpaddle: 'momentum_v9' \(block 0, op \d+\)"):
-        paddle.static.Program.parse_from_string(desc.SerializeToString())
+        paddle.static.load_inference_model(str(tmp_path / "m"), exe)
 
 
 # -- our files -------------------------------------------------------------------------------------------------
@@ -403,11 +412,16 @@ def _desc_with_op(op_type):
     return desc
 
 
-def test_unknown_op_type_is_refused():
+def test_unknown_op_type_parses_but_is_refused_when_loaded_to_run(exe, tmp_path):
+    data = _desc_with_op("my_custom_op").SerializeToString()
+    assert paddle.static.deserialize_program(data).global_block().ops[0].type == "my_custom_op"
+    (tmp_path / "m.pdmodel").write_bytes(data)
     with pytest.raises(ValueError, match="not registered in torchpaddle: 'my_custom_op' \\(block 0, op 0\\)"):
-        paddle.static.deserialize_program(_desc_with_op("my_custom_op").SerializeToString())
-    assert paddle.static.deserialize_program(_desc_with_op("relu").SerializeToString()).global_block().ops[0].type \
-        == "relu"
+        paddle.static.load_inference_model(str(tmp_path / "m"), exe)
+    (tmp_path / "m.pdmodel").write_bytes(_desc_with_op("relu").SerializeToString())
+    (tmp_path / "m.pdiparams").write_bytes(b"")
+    program, _, _ = paddle.static.load_inference_model(str(tmp_path / "m"), exe)
+    assert program.global_block().ops[0].type == "relu"
 
 
 def test_newer_program_version_is_refused():

@@ -56,6 +56,7 @@ def _save_ours(folder):
         for var in main.list_vars():
             if var.persistable:
                 ours[f"train:{var.name}"] = np.array(scope.find_var(var.name).get_tensor())
+        ours["mlp_train:loss_resumed"] = exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)[0]
     return ours
 
 

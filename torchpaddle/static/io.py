@@ -124,8 +124,12 @@ def _load_stream(data, variables, scope, device, where):
         raise ValueError(f"{where}: {e} (expected the values of {len(variables)} variables)") from None
     for var, record in zip(variables, records):
         _check_loaded(var, record.array.shape, record.dtype, where)
-        _set_value(scope, var.name, _to_torch(record.array, _dtype.convert_dtype(record.data_type)), device,
-                   record.lod)
+        try:
+            dtype = _dtype.convert_dtype(record.data_type)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: variable {var.name!r} holds {record.dtype} values, which torchpaddle "
+                             "tensors cannot hold") from None
+        _set_value(scope, var.name, _to_torch(record.array, dtype), device, record.lod)
 
 
 def _check_loaded(var, shape, dtype_name, where):
@@ -171,7 +175,7 @@ def serialize_program(feed_vars, fetch_vars, **kwargs):
 
 
 def deserialize_program(data):
-    """ProgramDesc bytes -> Program; ValueError for corrupt bytes, an unknown op or a newer program version."""
+    """ProgramDesc bytes -> Program; ValueError for corrupt bytes or a newer program version."""
     program = Program.parse_from_string(data)
     version = getattr(program, "_desc_version", 0)
     if version > program_io._protos.PROGRAM_VERSION:
@@ -275,6 +279,9 @@ def load_inference_model(path_prefix, executor, **kwargs):
         params = None
     try:
         program = deserialize_program(program_bytes)
+        # NOTE: Paddle loads a model holding ops it cannot run and fails at the first run; the model is loaded
+        # to be run, so every such op type is named here, at once
+        program_io.check_op_types(program)
     except ValueError as e:
         where = "the model bytes" if path_prefix is None else model_path
         raise ValueError(f"load_inference_model: cannot load {where}: {e}") from None

@@ -6,8 +6,8 @@ tell INT from LONG or FLOAT from FLOAT64. Ops whose Paddle form has an output th
 (reshape2's ``XShape``) get that variable in the file, so that real Paddle can run what we save.
 
 Reading builds Variables, StaticParameters (``is_parameter``), Operators with decoded attributes and
-sub-block attributes as Blocks; an op type torchpaddle cannot run is refused with a ValueError, as
-Paddle refuses an unregistered op.
+sub-block attributes as Blocks. As in Paddle, any op type parses (a program can be inspected whatever it
+holds); ``check_op_types`` names the ones torchpaddle cannot run, and the executor refuses them.
 """
 import numbers
 
@@ -242,7 +242,6 @@ def program_from_desc(desc):
                     var.op = op
     program._desc_version = desc.version.version if desc.HasField("version") else 0
     program._current_block_idx = 0
-    check_op_types(program)
     program._invalidate()
     return program
 
