@@ -615,3 +615,58 @@ def test_resave_a_paddle_inference_model(exe, tmp_path):
     types = [op.type for op in again.global_block().ops]
     assert types.count("feed") == 1 and types.count("fetch") == 1
     assert "relu_1.tmp_0" not in again.global_block().vars    # the second target's ops were pruned
+
+
+def test_string_typed_tolerances_round_trip(exe):
+    # Paddle declares isclose's rtol/atol as STRING attributes; kernels here take floats
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [3], "float32")
+        y = paddle.isclose(x, x + 1e-3, rtol=0.0, atol=1e-2)
+    data = main.desc_bytes()
+    attrs = {op.type: op for op in view_program(data).blocks[0].ops}["isclose"]
+    assert attrs.attr_types["atol"] == "STRING" and float(attrs.attrs["atol"]) == 1e-2
+    again = paddle.static.Program.parse_from_string(data)
+    (out,) = exe.run(again, feed={"x": np.ones(3, "float32")}, fetch_list=[y.name])
+    assert out.tolist() == [True, True, True]
+
+
+def test_every_registered_default_attribute_survives_the_file():
+    # encode with Paddle's declared type, decode, compare (FLOAT holds float32)
+    from torchpaddle.ops.registry import REGISTRY, REQUIRED
+    from torchpaddle.static.serialization import decode_attr
+
+    class _Op:
+        pass
+    checked = 0
+    for op_type, opdef in REGISTRY.items():
+        proto = program_io._proto(op_type)
+        op = _Op()
+        op.type = op_type
+        for name, value in opdef.attrs.items():
+            if value is REQUIRED or value is None or op_type == "optimizer_step":
+                continue
+            attr = program_io._encode(op, name, value, proto[0].get(name) if proto else None)
+            back = decode_attr(attr)
+            if attr.type == pb.STRING and isinstance(value, float):
+                back = float(back)
+            want = program_io._plain(value)
+            if attr.type in (pb.FLOAT, pb.FLOATS):
+                np.testing.assert_allclose(back, np.float32(want), err_msg=f"{op_type}.{name}")
+            else:
+                assert back == want or (isinstance(want, list) and list(back) == want), f"{op_type}.{name}"
+            checked += 1
+    assert checked > 500
+
+
+def test_unknown_ops_keep_their_attribute_types_when_saved_again():
+    desc = _desc_with_op("my_custom_op")
+    op = desc.blocks[0].ops[0]
+    for name, kind, field, value in [("ratio", pb.FLOAT64, "float64", 0.1), ("big", pb.LONG, "l", 5),
+                                     ("flag", pb.BOOLEAN, "b", True)]:
+        attr = op.attrs.add(name=name, type=kind)
+        setattr(attr, field, value)
+    program = paddle.static.Program.parse_from_string(desc.SerializeToString())
+    again = view_program(program.desc_bytes()).blocks[0].ops[0]
+    assert again.attr_types == {"ratio": "FLOAT64", "big": "LONG", "flag": "BOOLEAN"}
+    assert again.attrs == {"ratio": 0.1, "big": 5, "flag": True}

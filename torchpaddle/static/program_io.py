@@ -125,13 +125,15 @@ def _op_desc(op, block, clip_extra, extra_vars):
     if proto:
         types.update(proto[0])
         extra = proto[1]
+    # types a loaded file gave attributes Paddle's table does not know (ops of other versions, custom ops)
+    from_file = getattr(op, "_attr_types", {})
     for name, value in op.attrs.items():
         if value is None:
             continue  # no attribute; a reader falls back to the op's default, which is None too
         if clip_extra and (name in _CLIPPED_ALWAYS or name in extra or
                            (declared_in is not None and name not in types)):
             continue
-        desc.attrs.append(_encode(op, name, value, types.get(name)))
+        desc.attrs.append(_encode(op, name, value, types.get(name, from_file.get(name))))
     return desc
 
 
@@ -188,6 +190,8 @@ def _coerce(value, code):
         return [each(v) for v in value]
     if code == _A.SCALAR and isinstance(value, list) and len(value) == 1:
         return value[0]
+    if code == _A.STRING and isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return str(value)   # Paddle keeps some tolerances (isclose's rtol/atol) as strings
     return value
 
 
@@ -226,15 +230,19 @@ def program_from_desc(desc):
     for block, bdesc in zip(program.blocks, desc.blocks):
         for odesc in bdesc.ops:
             attrs = {}
+            defaults = REGISTRY[odesc.type].attrs if odesc.type in REGISTRY else {}
             for a in odesc.attrs:
                 value = decode_attr(a)
                 if a.type == _A.BLOCK:
                     value = program.blocks[value]
                 elif a.type == _A.BLOCKS:
                     value = [program.blocks[i] for i in value]
+                elif a.type == _A.STRING and isinstance(defaults.get(a.name), float):
+                    value = _float_text(odesc.type, a.name, value)
                 attrs[a.name] = value
             op = Operator(block, odesc.type, {s.parameter: list(s.arguments) for s in odesc.inputs},
                           {s.parameter: list(s.arguments) for s in odesc.outputs}, attrs)
+            op._attr_types = {a.name: a.type for a in odesc.attrs}
             block.ops.append(op)
             for name in op.output_arg_names:
                 var = block._find_var_recursive(name)
@@ -244,6 +252,13 @@ def program_from_desc(desc):
     program._current_block_idx = 0
     program._invalidate()
     return program
+
+
+def _float_text(op_type, name, value):
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"ProgramDesc: op {op_type}: attribute {name!r} = {value!r} is not a number") from None
 
 
 def _variable(block, vdesc):
