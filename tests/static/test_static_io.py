@@ -670,3 +670,24 @@ def test_unknown_ops_keep_their_attribute_types_when_saved_again():
     again = view_program(program.desc_bytes()).blocks[0].ops[0]
     assert again.attr_types == {"ratio": "FLOAT64", "big": "LONG", "flag": "BOOLEAN"}
     assert again.attrs == {"ratio": 0.1, "big": 5, "flag": True}
+
+
+def test_many_ops_round_trip_here(exe, tmp_path):
+    main, startup, feeds, fetches = nets.build_zoo(paddle)
+    exe.run(startup)
+    nets.set_values(paddle, main, 41)
+    data = nets.zoo_inputs()
+    want = exe.run(main.clone(for_test=True), feed=data, fetch_list=fetches)
+    paddle.static.save_inference_model(str(tmp_path / "zoo"), feeds, fetches, exe, program=main)
+    view = view_program((tmp_path / "zoo.pdmodel").read_bytes())
+    # every output slot Paddle's OpProto requires is there, for Paddle's executor
+    for op in view.blocks[0].ops:
+        proto = program_io._proto(op.type)
+        required = {s for s in proto[3] if not s.endswith("?")} if proto else set()
+        assert {s.rstrip("[]") for s in required} <= set(op.outputs), op.type
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        program, feed_names, targets = paddle.static.load_inference_model(str(tmp_path / "zoo"), exe)
+        got = exe.run(program, feed=data, fetch_list=targets)
+    assert feed_names == ["x", "ids", "img"]
+    for g, w, var in zip(got, want, fetches):
+        np.testing.assert_array_equal(g, w, err_msg=var.name)

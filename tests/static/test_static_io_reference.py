@@ -109,3 +109,24 @@ def test_op_proto_table_is_current(tmp_path):
                           timeout=300)
     absent = ast.literal_eval((tmp_path / "missing.py").read_text().split("OPS = ", 1)[1])
     assert not absent, f"paddle_op_protos.py lacks {sorted(absent)}: rerun make_op_table.py"
+
+
+def test_many_ops_saved_here_run_in_paddle(static_mode, tmp_path):
+    # layer_norm (Mean/Variance outputs Paddle requires), squeeze2/transpose2 XShape, strided_slice, embedding,
+    # reductions, conv2d_transpose, depthwise conv, interpolation, gather, where, cumsum...
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    main, startup, feeds, fetches = nets.build_zoo(paddle)
+    exe.run(startup)
+    nets.set_values(paddle, main, 41)
+    data = nets.zoo_inputs()
+    ours = exe.run(main.clone(for_test=True), feed=data, fetch_list=fetches)
+    paddle.static.save_inference_model(str(tmp_path / "zoo"), feeds, fetches, exe, program=main)
+    np.savez(tmp_path / "in.npz", **data)
+    paddle_ref.run_module("tests.fixtures.static_models.make_fixtures", "--run", str(tmp_path / "zoo"),
+                          str(tmp_path / "in.npz"), str(tmp_path / "out.npz"), timeout=300)
+    theirs = np.load(tmp_path / "out.npz")
+    assert len(theirs.files) == len(ours) == 32
+    for i, value in enumerate(ours):
+        got = theirs[f"arr_{i}"]
+        assert got.dtype == value.dtype, fetches[i].name
+        np.testing.assert_allclose(got, value, rtol=1e-5, atol=1e-5, err_msg=fetches[i].name)

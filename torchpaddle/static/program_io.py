@@ -118,8 +118,8 @@ def _op_desc(op, block, clip_extra, extra_vars):
             if clip_extra and declared is not None and slot not in declared and not names:
                 continue
             field.add(parameter=slot, arguments=list(names))
-    if proto and declared_out and "XShape" in declared_out and "XShape" not in op.outputs:
-        _add_xshape(op, block, desc, extra_vars)
+    if declared_out is not None:
+        _add_required_outputs(op, block, desc, proto[3], extra_vars)
     types = dict(_protos.COMMON_ATTRS)
     extra = ()
     if proto:
@@ -152,18 +152,23 @@ def _paddle_inplace(op):
     return outputs
 
 
-def _add_xshape(op, block, desc, extra_vars):
-    """Paddle's reshape2/squeeze2/... write the input's shape, prefixed by 0, to an XShape output."""
-    x_names = op.inputs.get("X") or []
-    out_names = op.outputs.get("Out") or []
-    if not x_names or not out_names:
+def _add_required_outputs(op, block, desc, declared, extra_vars):
+    """Outputs Paddle's op must have but the registry's leaves out (reshape2's XShape, layer_norm's Mean and
+    Variance) get variables in the file; Paddle computes them, nothing here reads them."""
+    inputs = [n for names in op.inputs.values() for n in names]
+    outs = [n for names in op.outputs.values() for n in names]
+    x = block._find_var_recursive(inputs[0]) if inputs else None
+    if x is None or not outs:
         return
-    x = block._find_var_recursive(x_names[0])
-    if x is None:
-        return
-    name = out_names[0] + ".xshape"
-    desc.outputs.add(parameter="XShape", arguments=[name])
-    extra_vars[name] = make_var_desc(name, [0] + list(x.desc_shape), x.dtype.name, lod_level=0)
+    for spec in declared:
+        slot = spec.rstrip("[]?")
+        if spec.endswith("?") or slot in op.outputs:
+            continue
+        name = f"{outs[0]}.{slot.lower()}"
+        # XShape holds the input's shape behind a 0; other shapes Paddle infers when it runs
+        shape = [0] + list(x.desc_shape) if slot == "XShape" else [-1]
+        desc.outputs.add(parameter=slot, arguments=[name])
+        extra_vars[name] = make_var_desc(name, shape, x.dtype.name, lod_level=0)
 
 
 def _plain(value):
