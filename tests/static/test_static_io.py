@@ -691,3 +691,15 @@ def test_many_ops_round_trip_here(exe, tmp_path):
     assert feed_names == ["x", "ids", "img"]
     for g, w, var in zip(got, want, fetches):
         np.testing.assert_array_equal(g, w, err_msg=var.name)
+
+
+def test_load_inference_model_named_files_in_a_folder(exe, tmp_path):
+    # the 1.x call: a folder plus file names, with or without Paddle's suffixes
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "net.pdmodel").write_bytes(open(fixture("mlp.pdmodel"), "rb").read())
+    (folder / "weights").write_bytes(open(fixture("mlp.pdiparams"), "rb").read())
+    program, feeds, fetches = paddle.static.load_inference_model(str(folder), exe, model_filename="net",
+                                                                 params_filename="weights")
+    out = exe.run(program, feed={feeds[0]: EXPECTED["input:mlp"]}, fetch_list=fetches)
+    _close(out[0], EXPECTED["mlp:0"], "named files")

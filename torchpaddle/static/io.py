@@ -243,6 +243,11 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
         save_to_file(params_path, params)
 
 
+def _with_suffix(path, suffix):
+    """``path + suffix`` when that file exists, else ``path`` (how Paddle finds 1.x model files)."""
+    return path + suffix if os.path.exists(path + suffix) else path
+
+
 def load_inference_model(path_prefix, executor, **kwargs):
     """Load what save_inference_model wrote (here or by Paddle); returns
     ``[program, feed_target_names, fetch_targets]`` and sets the parameters in the global scope."""
@@ -266,15 +271,12 @@ def load_inference_model(path_prefix, executor, **kwargs):
         if not kwargs:
             model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
         else:   # the 1.x layout: path_prefix is a folder holding the files
-            model_path = os.path.join(path_prefix, "__model__" if model_filename is None else model_filename)
-            if model_filename is not None and os.path.exists(model_path + ".pdmodel"):
-                model_path += ".pdmodel"
+            model_path = os.path.join(path_prefix, "__model__") if model_filename is None else \
+                _with_suffix(os.path.join(path_prefix, model_filename), ".pdmodel")
             if params_filename is None:
                 params_path, separate_dir = None, path_prefix
             else:
-                params_path = os.path.join(path_prefix, params_filename)
-                if os.path.exists(params_path + ".pdiparams"):
-                    params_path += ".pdiparams"
+                params_path = _with_suffix(os.path.join(path_prefix, params_filename), ".pdiparams")
         program_bytes = _read_file(model_path, "the model file")
         params = None
     try:
