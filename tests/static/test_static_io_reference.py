@@ -2,8 +2,8 @@
 saved here load and run in real Paddle with our outputs; the committed fixtures and the OpProto table
 are what the generators make today."""
 import ast
+import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,14 +13,10 @@ import torchpaddle as paddle
 from torchpaddle.static import program_io
 from torchpaddle.static.serialization import view_program
 
-FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "static_models")
-sys.path.insert(0, FIXTURES)
-import nets  # noqa: E402
+from tests.static.static_io_common import FIXTURES, TRAIN_FEED, nets
 
 pytestmark = [pytest.mark.conformance, pytest.mark.multiprocess,
               pytest.mark.skipif(not paddle_ref.available(), reason="reference PaddlePaddle venv not found")]
-TRAIN_FEED = {"x": np.linspace(-1, 1, 20, dtype="float32").reshape(5, 4),
-              "label": np.linspace(0, 1, 15, dtype="float32").reshape(5, 3)}
 
 
 def _save_ours(folder):
@@ -96,7 +92,7 @@ def test_op_proto_table_is_current(tmp_path):
     with open(table) as f:
         committed = f.read()
     types = sorted(ast.literal_eval(committed.split("OPS = ", 1)[1]))
-    (tmp_path / "types.json").write_text(__import__("json").dumps(types))
+    (tmp_path / "types.json").write_text(json.dumps(types))
     paddle_ref.run_module("tests.fixtures.static_models.make_op_table", str(tmp_path / "types.json"),
                           str(tmp_path / "table.py"), timeout=300)
     assert (tmp_path / "table.py").read_text() == committed
@@ -104,7 +100,7 @@ def test_op_proto_table_is_current(tmp_path):
     missing = set(program_io.table_op_types()) - set(types)
     regenerated = os.path.join(str(tmp_path), "all.json")
     with open(regenerated, "w") as f:
-        f.write(__import__("json").dumps(sorted(missing)))
+        f.write(json.dumps(sorted(missing)))
     paddle_ref.run_module("tests.fixtures.static_models.make_op_table", regenerated, str(tmp_path / "missing.py"),
                           timeout=300)
     absent = ast.literal_eval((tmp_path / "missing.py").read_text().split("OPS = ", 1)[1])
