@@ -13,3 +13,12 @@ EXPECTED = H.expected()
 @pytest.mark.parametrize("name", sorted(H.hapi_cases.CASES))
 def test_case_matches_paddle(name, tmp_path):
     H.assert_close(H.run(name, tmp_path), EXPECTED[name], name)
+
+
+def test_vision_lenet_fit_learns_with_paddles_accuracy(tmp_path):
+    """The issue's bar: paddle.vision.models.LeNet trained by Model.fit shows the progress bar and reaches
+    real Paddle's accuracy on the same data and weights (a set it learns: near chance at first, then > 0.9)."""
+    got, expected = H.run("fit_vision_lenet", tmp_path), EXPECTED["fit_vision_lenet"]
+    assert expected["events"][1][2]["acc"] < 0.3 and expected["evaluate"]["acc"] >= 0.9
+    assert got["evaluate"]["acc"] == expected["evaluate"]["acc"]
+    assert "Epoch 3/3" in got["stdout"] and "step 10/10 [==============================]" in got["stdout"]
