@@ -54,7 +54,8 @@ class _OpStep:
             elif default is REQUIRED:
                 raise ValueError(f"Executor: op {op.type} (in block {op.block.idx}) lacks its required attribute {k!r}")
             else:
-                self.attrs[k] = default
+                # a copy: a kernel may change a list it is given, and the op's default must not change
+                self.attrs[k] = list(default) if isinstance(default, list) else default
         self.outs = []
         for slot in d.outputs:
             names = op.outputs.get(slot.name, [])
