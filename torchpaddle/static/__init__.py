@@ -5,6 +5,9 @@ from ..framework.program import StaticParameter as Parameter  # noqa: F401
 from .append import create_global_var, install as _install
 from .scope import Scope, global_scope, scope_guard  # noqa: F401
 from .executor import Executor  # noqa: F401
+from .compiler import CompiledProgram, BuildStrategy, ExecutionStrategy  # noqa: F401
+from .parallel_executor import ParallelExecutor  # noqa: F401
+from . import nn  # noqa: F401
 from .backward import append_backward, gradients  # noqa: F401
 from .input import (data, InputSpec, create_parameter, WeightNormParamAttr, cpu_places,  # noqa: F401
                     cuda_places)
@@ -16,7 +19,8 @@ _install()
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
            "default_startup_program", "program_guard", "name_scope", "device_guard", "create_global_var",
-           "Scope", "global_scope", "scope_guard", "Executor", "append_backward", "gradients", "data",
+           "Scope", "global_scope", "scope_guard", "Executor", "CompiledProgram", "BuildStrategy",
+           "ExecutionStrategy", "ParallelExecutor", "append_backward", "gradients", "data",
            "InputSpec", "create_parameter", "WeightNormParamAttr", "cpu_places", "cuda_places", "save", "load",
            "load_program_state", "set_program_state", "serialize_program", "deserialize_program",
            "serialize_persistables", "deserialize_persistables", "save_to_file", "load_from_file",
