@@ -1,9 +1,13 @@
 """Generic tests driven by the op table (tests/optable/rows_*.py): NumPy reference, float64 finite-difference
 gradients, and bad-input cases."""
+import inspect
+import re
+
 import numpy as np
 import pytest
 
 import torchpaddle as paddle
+from torchpaddle.ops.registry import REGISTRY
 from tests.optable.core import T, rng_for
 from tests.optable.runner import call, flatten, load_rows, numpy_args, resolve, samples_of, tensor_args
 
@@ -109,13 +113,31 @@ def test_gradient_finite_difference(name):
     assert checked, f"{name}: no sample had a differentiable input; set grad=False"
 
 
+# Words that name what was wrong in an error message besides the API's own parameters and op types.
+_ERROR_SUBJECTS = {"index", "indices", "indexing", "dtype", "shape", "axis", "perm"}
+
+
+def _message_subjects(case, fn):
+    """What an error message may name: the API, its op types, its parameters (x and name say nothing)."""
+    try:
+        params = set(inspect.signature(fn).parameters) - {"x", "name", "self", "args", "kwargs", "out"}
+    except (TypeError, ValueError):
+        params = set()
+    short = case.api.rsplit(".", 1)[-1]
+    return params | set(REGISTRY) | _ERROR_SUBJECTS | {short, short.strip("_")}
+
+
 @pytest.mark.parametrize("name", sorted(n for n, c in ROWS.items() if c.errors))
 def test_bad_input(name):
     case = ROWS[name]
     fn = resolve(paddle, case.api)
+    subjects = _message_subjects(case, fn)
     for err in case.errors:
         tensors = []
         args = tensor_args(paddle, err.args, None, tensors)
         kwargs = {k: tensor_args(paddle, v, None, tensors) for k, v in err.kwargs.items()}
-        with pytest.raises(err.exc):
+        with pytest.raises(err.exc) as info:
             fn(*args, **kwargs)
+        # the message names the op, the API or the argument at fault
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(info.value)))
+        assert words & subjects, f"{name}: {err.note or err.args!r}: message names nothing: {info.value}"

@@ -53,6 +53,9 @@ def test_two_workers_give_the_same_batches_as_none():
     single = list(io.DataLoader(data, batch_size=4))
     multi = list(io.DataLoader(data, batch_size=4, num_workers=2))
     assert _plain(multi) == _plain(single)
+    # use_shared_memory=False (batches through the result pipe in Paddle) gives the same batches
+    unshared = list(io.DataLoader(data, batch_size=4, num_workers=2, use_shared_memory=False, drop_last=True))
+    assert _plain(unshared) == _plain(single[:-1])
     assert multi[0][0].dtype == paddle.float32 and multi[0][1].dtype == paddle.int64
     assert multi[0][2] == ["s0", "s1", "s2", "s3"]
     multi[0][0][0, 0] = 5.0   # a Tensor from shared memory is an ordinary writable Tensor

@@ -80,6 +80,13 @@ def test_mnist_bad_files(tmp_path):
         datasets.MNIST(str(tmp_path / "short"), str(tmp_path / "lab"))
 
 
+def test_missing_data_files_name_the_path(tmp_path):
+    missing = str(tmp_path / "no-such-file")
+    for make in (lambda: datasets.Cifar10(missing), lambda: datasets.Cifar100(missing),
+                 lambda: datasets.FashionMNIST(missing, missing)):
+        with pytest.raises(FileNotFoundError, match="no-such-file"):
+            make()
+
 def test_no_downloads(tmp_path, monkeypatch):
     monkeypatch.setattr("torchpaddle.vision.datasets._common.DATA_HOME", str(tmp_path))
     with pytest.raises(RuntimeError, match="does not download.*t10k-images-idx3-ubyte.gz"):

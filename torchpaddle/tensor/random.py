@@ -23,7 +23,10 @@ def _float_arg(value, api, name):
             raise ValueError(f"{api}: a Tensor {name} must hold 1 element, got shape {value.shape}")
         return value._t.item()
     if isinstance(value, str):
-        return float(value)
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"{api}: {name} must be a float or a numeric string, got {value!r}") from None
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{api}: {name} must be a float, got {type(value).__name__}")
     return float(value)

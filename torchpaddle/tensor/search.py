@@ -98,6 +98,9 @@ def where(condition, x=None, y=None, name=None, *, out=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``; with neither, ``nonzero(as_tuple=True)``."""
     # NOTE: as in Paddle, a Python scalar becomes a Tensor first (int -> int64, float -> default float), so
     # where(c, 2, float64_tensor) is an int64/float64 mix and raises TypeError.
+    for arg, value in (("x", x), ("y", y)):
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"where: {arg} must be a Tensor or a number, got {type(value).__name__}")
     if np.isscalar(x):
         x = to_tensor(x)
     if np.isscalar(y):
