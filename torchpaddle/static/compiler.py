@@ -99,6 +99,15 @@ class _Parts:
                     var = block._find_var_recursive(n)
                     if n in written and n not in self.shared and not (var is not None and var.persistable):
                         self.shared.append(n)
+        # persistables besides trainable parameters that the replica part reads: kernels may update them in place
+        block = program.global_block()
+        lr_var = getattr(program, "_lr_var_name", None)
+        self.private = set()
+        for op in self.replica.global_block().ops:
+            for n in op.input_arg_names:
+                var = block._find_var_recursive(n)
+                if var is not None and var.persistable and not getattr(var, "trainable", False) and n != lr_var:
+                    self.private.add(n)
         self.update_writes = set()
         if self.update is not None:
             self.update_writes = {n for op in self.update.global_block().ops for n in op.output_arg_names}
@@ -340,6 +349,17 @@ class CompiledProgram:
         n = len(feeds)
         if n == 1:
             return [run(0)]
+        for k in range(1, n):
+            # a persistable the replica part writes (batch-norm statistics, which kernels update in place)
+            # becomes place k's own copy before any place runs
+            scope = self._local_scopes[k]
+            plan = parts.plan(program, tuple(feeds[k]), fetch_names, memory_optimize)
+            for name in plan.write_back + [n for n in plan.from_scope if n in parts.private]:
+                held = scope._vars.get(name)
+                if held is None or held._value is None:
+                    value = scope0._get(name)
+                    if value is not None:
+                        scope.var(name)._value = value.to(self._devices[k], copy=True)
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self._exec_strategy.num_threads or n,
                                             thread_name_prefix="torchpaddle-replica")
