@@ -31,3 +31,4 @@ from . import io, metric  # noqa: E402,F401
 from .distributed import DataParallel  # noqa: E402,F401
 from .hapi import Model, summary, flops  # noqa: E402,F401
 from . import hapi, callbacks  # noqa: E402,F401
+from . import jit  # noqa: E402,F401

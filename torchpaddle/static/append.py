@@ -216,9 +216,16 @@ def constant_variable(value, dtype=None, like=None):
     return ops.assign_value(shape=list(array.shape), dtype=d.proto, values=array.astype(d.numpy, copy=False))
 
 
+# Set by paddle.jit while it traces a dygraph function: eager Tensor -> the Variable standing for it (a
+# persistable variable bound to the tensor at run time), so parameters and buffers are not baked in as constants.
+capture_tensor = None
+
+
 def as_variable(value, op_type="", slot="", like=None):
     if isinstance(value, Variable):
         return value
+    if capture_tensor is not None and isinstance(value, Tensor):
+        return capture_tensor(value)
     if isinstance(value, (Tensor, np.ndarray, bool, numbers.Number)):
         return constant_variable(value, like=like if isinstance(value, (bool, numbers.Number)) else None)
     if isinstance(value, (list, tuple)):

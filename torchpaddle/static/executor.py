@@ -14,6 +14,7 @@ from ..framework.program import GRAD_SUFFIX, OpRole, Program, Variable, default_
 from ..framework.tensor import wrap
 from ..ops.registry import REGISTRY, REQUIRED
 from .scope import global_scope, torch_value
+from .control_flow_exec import check_grad_ops, control_flow_step
 
 __all__ = ["Executor", "Plan"]
 
@@ -114,12 +115,12 @@ class _AutogradStep:
     def __call__(self, env):
         targets, seeds = [], []
         for t, s in zip(self.targets, self.seeds):
-            value = env[t]
-            if value.requires_grad:
+            value = env.get(t)   # None: computed by a conditional block that did not run
+            if value is not None and value.requires_grad:
                 targets.append(value)
                 seeds.append(env[s].to(value.dtype))
-        inputs = [env[n] for n in self.inputs]
-        want = [i for i, t in enumerate(inputs) if t.requires_grad]
+        inputs = [env.get(n) for n in self.inputs]
+        want = [i for i, t in enumerate(inputs) if t is not None and t.requires_grad]
         grads = [None] * len(inputs)
         if targets and want:
             found = torch.autograd.grad(targets, [inputs[i] for i in want], seeds, retain_graph=self.retain,
@@ -127,7 +128,15 @@ class _AutogradStep:
             for i, g in zip(want, found):
                 grads[i] = g
         for name, x, g in zip(self.wanted, inputs, grads):
+            if x is None:
+                continue
             env[name] = torch.zeros_like(x) if g is None else g
+
+
+def _make_step(op):
+    if "sub_block" in op.attrs:   # conditional_block, while: see control_flow_exec.py
+        return control_flow_step(op, _make_step)
+    return _OpStep(op)
 
 
 class Plan:
@@ -144,10 +153,11 @@ class Plan:
                 j = i
                 while j < len(ops) and _is_grad_op(ops[j]):
                     j += 1
+                check_grad_ops(ops[i:j])
                 steps.append(_AutogradStep(ops[i:j]))
                 i = j
             else:
-                steps.append(_OpStep(ops[i]))
+                steps.append(_make_step(ops[i]))
                 i += 1
         grad_steps = [s for s in steps if isinstance(s, _AutogradStep)]
         for s in grad_steps[:-1]:
@@ -197,16 +207,22 @@ class Plan:
             if n not in keep:
                 self.frees.setdefault(k, []).append(n)
 
+    def run_steps(self, env, start=0, stop=None):
+        """Run ``steps[start:stop]`` in the current grad mode, dropping temporaries after their last reader
+        (paddle.jit runs forward-only plans this way on eager tensors, with autograd recording)."""
+        steps, frees = self.steps, self.frees
+        for k in range(start, len(steps) if stop is None else stop):
+            steps[k](env)
+            dead = frees.get(k)
+            if dead:
+                for n in dead:
+                    env.pop(n, None)
+
     def run(self, env):
         steps, frees = self.steps, self.frees
         if not self.has_backward:
             with torch.no_grad():
-                for k, step in enumerate(steps):
-                    step(env)
-                    dead = frees.get(k)
-                    if dead:
-                        for n in dead:
-                            env.pop(n, None)
+                self.run_steps(env)
             return
         for n in self.grad_roots:
             t = env[n]
@@ -217,8 +233,8 @@ class Plan:
             for k in range(self.first_backward):
                 steps[k](env)
                 for n in make_leaf.get(k, ()):
-                    t = env[n]
-                    if not t.requires_grad and (t.is_floating_point() or t.is_complex()):
+                    t = env.get(n)
+                    if t is not None and not t.requires_grad and (t.is_floating_point() or t.is_complex()):
                         env[n] = t.detach().requires_grad_(True)
                 for n in detach.get(k, ()):
                     t = env.get(n)
@@ -229,12 +245,7 @@ class Plan:
                     for n in dead:
                         env.pop(n, None)
         with torch.no_grad():
-            for k in range(self.first_backward, len(steps)):
-                steps[k](env)
-                dead = frees.get(k)
-                if dead:
-                    for n in dead:
-                        env.pop(n, None)
+            self.run_steps(env, self.first_backward)
 
 
 def _stops_gradient(block, name):

@@ -1,0 +1,348 @@
+"""``paddle.jit.to_static`` and its switches: enable_to_static, not_to_static, ignore_module.
+
+A StaticFunction traces its function into a Program once per input signature (the shapes, dtypes and
+stop_gradient flags of the tensor arguments, or the ``input_spec`` where given, the other arguments' values,
+and the Layer's training flag) and runs that Program on the call's eager tensors (see ``trace``).
+
+NOTE: Paddle 3 transforms Python code (SOT bytecode translation, or AST conversion with
+``full_graph=True``); torchpaddle traces instead. With ``full_graph=True`` a function whose Python control flow
+depends on a tensor's value fails to trace with an error pointing to ``paddle.static.nn.cond`` /
+``while_loop``; with ``full_graph=False`` (Paddle 3's default) such a function runs eagerly, with a warning
+once per function, which is what SOT's fallback does for the parts it cannot translate.
+"""
+import functools
+import inspect
+import types
+import warnings
+
+from ..framework import mode as _mode
+from ..framework.tensor import Tensor
+from ..static.input import InputSpec
+from .trace import ConcreteProgram, flatten, trace
+
+__all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "StaticFunction",
+           "set_code_level", "set_verbosity"]
+
+
+class _Switches:
+    enabled = True
+    ignored_modules = []
+    code_level = 0
+    verbosity = 0
+
+
+_SWITCHES = _Switches()
+_EAGER = object()   # a cache entry: this signature runs eagerly (full_graph=False after a failed trace)
+
+
+def enable_to_static(enable_to_static_bool):
+    """Turn to_static on or off globally; off, decorated functions and Layers run eagerly."""
+    if not isinstance(enable_to_static_bool, bool):
+        raise TypeError(f"enable_to_static: enable_to_static_bool must be a bool, got "
+                        f"{type(enable_to_static_bool).__name__}")
+    _SWITCHES.enabled = enable_to_static_bool
+
+
+def not_to_static(func=None):
+    """Mark ``func`` as not to be converted. torchpaddle never rewrites code (it traces), so inside a traced
+    function a marked one runs as plain Python on the traced Variables, as Paddle runs an unconverted
+    function; ``to_static`` of a marked function runs it eagerly."""
+    if func is None:
+        return not_to_static
+    if not callable(func):
+        raise TypeError(f"not_to_static: func must be callable, got {type(func).__name__}")
+    try:
+        func._jit_not_to_static = True
+    except (AttributeError, TypeError):
+        pass
+    return func
+
+
+def ignore_module(modules):
+    """Record ``modules`` whose functions dy2static must not transform. torchpaddle transforms no code, so
+    this only records them (``ignored_modules()``)."""
+    if not isinstance(modules, (list, tuple)):
+        raise TypeError(f"ignore_module: modules must be a list of modules, got {type(modules).__name__}")
+    for i, m in enumerate(modules):
+        if not isinstance(m, types.ModuleType):
+            raise TypeError(f"ignore_module: modules[{i}] must be a module, got {type(m).__name__}")
+        if m not in _SWITCHES.ignored_modules:
+            _SWITCHES.ignored_modules.append(m)
+
+
+def ignored_modules():
+    return list(_SWITCHES.ignored_modules)
+
+
+def set_code_level(level=100, also_to_stdout=False):
+    """Paddle prints transformed code at this level; torchpaddle transforms none, so it is only recorded."""
+    if not isinstance(level, int):
+        raise TypeError(f"set_code_level: level must be an int, got {type(level).__name__}")
+    _SWITCHES.code_level = level
+
+
+def set_verbosity(level=0, also_to_stdout=False):
+    if not isinstance(level, int):
+        raise TypeError(f"set_verbosity: level must be an int, got {type(level).__name__}")
+    _SWITCHES.verbosity = level
+
+
+# -- input specs ---------------------------------------------------------------------------------------------------
+def _is_input(value):
+    return isinstance(value, (Tensor, InputSpec)) and not getattr(value, "_is_variable", False)
+
+
+def check_input_spec(input_spec, who):
+    """``input_spec`` as a list whose leaves are InputSpecs (Tensors become InputSpec.from_tensor)."""
+    if input_spec is None:
+        return None
+    if not isinstance(input_spec, (list, tuple)):
+        raise TypeError(f"{who}: input_spec must be a list or tuple of InputSpec, got {type(input_spec).__name__}")
+
+    def convert(value, where):
+        if isinstance(value, InputSpec):
+            return value
+        if isinstance(value, Tensor) and not getattr(value, "_is_variable", False):
+            return InputSpec.from_tensor(value)
+        if isinstance(value, (list, tuple)):
+            return type(value)(convert(v, f"{where}[{i}]") for i, v in enumerate(value))
+        if isinstance(value, dict):
+            return {k: convert(v, f"{where}[{k!r}]") for k, v in value.items()}
+        raise TypeError(f"{who}: {where} must be an InputSpec or a Tensor, got {type(value).__name__}")
+    return [convert(v, f"input_spec[{i}]") for i, v in enumerate(input_spec)]
+
+
+def _spec_of_tensor(t):
+    return (tuple(t.shape), t.dtype, None, t.stop_gradient)
+
+
+def _fits(spec, t):
+    if len(spec.shape) != len(t.shape) or spec.dtype != t.dtype:
+        return False
+    return all(s is None or s < 0 or s == d for s, d in zip(spec.shape, t.shape))
+
+
+def _default_names(function, args, kwargs, skip_self):
+    """Feed names as Paddle gives them: the parameter's name, with ``_i`` for each tensor in a nested one."""
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if skip_self:
+        params = params[1:]
+    names = []
+
+    def add(base, value):
+        _, leaves = flatten(value, _is_input)
+        names.extend([base] if len(leaves) == 1 and _is_input(value) else
+                     [f"{base}_{j}" for j in range(len(leaves))])
+    for i, value in enumerate(args):
+        named = i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY, params[i].POSITIONAL_OR_KEYWORD)
+        add(params[i].name if named else f"args_{i}", value)
+    for k, value in kwargs.items():
+        add(k, value)
+    return names
+
+
+# -- StaticFunction ------------------------------------------------------------------------------------------------
+class StaticFunction:
+    """A function (or a Layer method) converted by ``to_static``."""
+
+    def __init__(self, function, input_spec=None, full_graph=False, instance=None):
+        self._function = function
+        self._input_spec = input_spec
+        self._full_graph = full_graph
+        self._instance = instance
+        self._cache = {}
+        self._last = None
+        self._warned = False
+        functools.update_wrapper(self, function)
+
+    # a decorated method binds to each instance, with a cache of its own
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        key = f"_jit_static_{id(self)}"
+        bound = instance.__dict__.get(key)
+        if bound is None:
+            bound = StaticFunction(self._function, self._input_spec, self._full_graph, instance)
+            instance.__dict__[key] = bound
+        return bound
+
+    @property
+    def dygraph_function(self):
+        if self._instance is not None:
+            return types.MethodType(self._function, self._instance)
+        return self._function
+
+    @property
+    def input_spec(self):
+        return self._input_spec
+
+    @property
+    def concrete_program(self):
+        """The program of the last traced signature (or of ``input_spec`` when nothing was called yet)."""
+        if self._last is None and self._input_spec is not None:
+            return self.concrete_program_for_specs(self._input_spec)
+        if self._last is None:
+            raise ValueError(f"to_static: {self.__name__} has no traced program yet; call it once or give "
+                             "input_spec")
+        return self._last
+
+    @property
+    def program_cache(self):
+        return {k: v for k, v in self._cache.items() if v is not _EAGER}
+
+    def rollback(self):
+        """Undo ``to_static`` on a Layer: its forward is the dygraph one again; returns that function."""
+        if self._instance is not None and self._instance.__dict__.get("forward") is self:
+            del self._instance.__dict__["forward"]
+        return self.dygraph_function
+
+    def _target(self):
+        if self._instance is not None:
+            return functools.partial(self._function, self._instance)
+        return self._function
+
+    def _eager(self, args, kwargs):
+        return self._target()(*args, **kwargs)
+
+    def _signature(self, args, kwargs):
+        _, leaves = flatten((args, kwargs), _is_input)
+        specs = []
+        for t in leaves:
+            specs.append((tuple(t.shape), t.dtype, t.name, t.stop_gradient) if isinstance(t, InputSpec)
+                         else _spec_of_tensor(t))
+        if self._input_spec is not None and not any(isinstance(t, InputSpec) for t in leaves):
+            n = len(self._input_spec)
+            _, wanted = flatten(list(self._input_spec), lambda v: isinstance(v, InputSpec))
+            _, given = flatten(list(args[:n]), _is_input)
+            if len(wanted) != len(given):
+                raise ValueError(f"to_static: {self.__name__} was given input_spec with {len(wanted)} tensors, but "
+                                 f"the call passes {len(given)} tensors in its first {n} arguments")
+            for i, (spec, t) in enumerate(zip(wanted, given)):
+                if not _fits(spec, t):
+                    raise ValueError(f"to_static: input {i} of {self.__name__} has shape {list(t.shape)} and dtype "
+                                     f"{t.dtype.name}, which does not fit its {spec}")
+                specs[i] = (tuple(spec.shape), spec.dtype, spec.name, spec.stop_gradient)
+        return leaves, specs
+
+    def _key(self, args, kwargs, specs):
+        template, _ = flatten((args, kwargs), _is_input)
+        training = getattr(self._instance, "training", None)
+        return (repr(template), tuple((s[0], s[1].name, s[2], s[3]) for s in specs), training)
+
+    def _concrete(self, args, kwargs):
+        leaves, specs = self._signature(args, kwargs)
+        key = self._key(args, kwargs, specs)
+        entry = self._cache.get(key)
+        if entry is None:
+            names = _default_names(self._function, args, kwargs, self._instance is not None)
+            try:
+                entry = trace(self._target(), args, kwargs, specs, names)
+            except Exception as e:  # noqa: BLE001 - any failure to trace falls back or is reported
+                if self._full_graph:
+                    raise _trace_error(self.__name__, e) from e
+                if not self._warned:
+                    self._warned = True
+                    warnings.warn(f"to_static: {self.__name__} could not be traced into a static Program "
+                                  f"({type(e).__name__}: {e}); it runs eagerly (full_graph=False)")
+                entry = _EAGER
+            self._cache[key] = entry
+        if entry is not _EAGER:
+            self._last = entry
+        return entry, leaves
+
+    def concrete_program_for_specs(self, input_spec):
+        """Trace for ``input_spec`` (a list whose leaves are InputSpecs) with no call; returns the program."""
+        input_spec = check_input_spec(input_spec, "to_static")
+        entry, _ = self._concrete(tuple(input_spec), {})
+        if entry is _EAGER:
+            raise ValueError(f"to_static: {self.__name__} cannot be traced into a static Program for {input_spec}")
+        return entry
+
+    def get_concrete_program(self, *args, **kwargs):
+        entry, _ = self._concrete(args, kwargs)
+        if entry is _EAGER:
+            raise ValueError(f"to_static: {self.__name__} cannot be traced into a static Program")
+        return entry, getattr(self._instance, "_jit_partial_program", None)
+
+    def __call__(self, *args, **kwargs):
+        if not _SWITCHES.enabled or _mode.STATE.static or getattr(self._function, "_jit_not_to_static", False):
+            # in static mode the function is simply called: its ops go to the program being built
+            return self._eager(args, kwargs)
+        entry, leaves = self._concrete(args, kwargs)
+        if entry is _EAGER:
+            return self._eager(args, kwargs)
+        return entry.run(leaves)
+
+    def __repr__(self):
+        return f"<StaticFunction {self.__name__}>"
+
+
+def _trace_error(name, error):
+    hint = (f"paddle.jit.to_static(full_graph=True) cannot trace {name} into a static Program: {error}\n"
+            "Python control flow (if/while) and conversions (bool(), int(), float(), .numpy(), .item()) that need a "
+            "tensor's value are not known while tracing; use paddle.static.nn.cond / paddle.static.nn.while_loop "
+            "for them, or to_static(full_graph=False), which runs such a function eagerly.")
+    if type(error) in (TypeError, ValueError, RuntimeError, NotImplementedError, IndexError):
+        return type(error)(hint)
+    return RuntimeError(hint)
+
+
+def _forward_function(layer):
+    forward = type(layer).forward
+    return forward._function if isinstance(forward, StaticFunction) else forward
+
+
+def to_static(function=None, input_spec=None, build_strategy=None, backend="CINN", **kwargs):
+    """Convert a function or a Layer to run as a static Program (a decorator, or called on a Layer)."""
+    unknown = set(kwargs) - {"full_graph", "property"}
+    if unknown:
+        raise TypeError(f"to_static: unexpected keyword arguments {sorted(unknown)}")
+    full_graph = kwargs.get("full_graph", False)
+    if not isinstance(full_graph, bool):
+        raise TypeError(f"to_static: full_graph must be a bool, got {type(full_graph).__name__}")
+    if backend not in (None, "CINN"):
+        raise ValueError(f"to_static: backend must be None or 'CINN', got {backend!r}")
+    input_spec = check_input_spec(input_spec, "to_static")
+
+    def decorate(obj):
+        from ..nn import Layer
+        if isinstance(obj, Layer):
+            bound = StaticFunction(_forward_function(obj), input_spec, full_graph, obj)
+            obj.__dict__["forward"] = bound
+            return obj
+        if isinstance(obj, StaticFunction):
+            return StaticFunction(obj._function, input_spec if input_spec is not None else obj._input_spec,
+                                  full_graph, obj._instance)
+        if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Layer):
+            bound = StaticFunction(obj.__func__, input_spec, full_graph, obj.__self__)
+            if obj.__name__ == "forward":
+                obj.__self__.__dict__["forward"] = bound
+            return bound
+        if callable(obj):
+            return StaticFunction(obj, input_spec, full_graph)
+        raise TypeError(f"to_static: expected a function or a paddle.nn.Layer, got {type(obj).__name__}")
+    if function is None:
+        return decorate
+    return decorate(function)
+
+
+def static_function_of(layer_or_function, who):
+    """The StaticFunction that ``jit.save`` traces for a Layer, a StaticFunction or a plain function."""
+    from ..nn import Layer
+    if isinstance(layer_or_function, Layer):
+        forward = layer_or_function.forward
+        if isinstance(forward, StaticFunction):
+            return forward
+        return StaticFunction(_forward_function(layer_or_function), None, True, layer_or_function)
+    if isinstance(layer_or_function, StaticFunction):
+        return layer_or_function
+    if isinstance(layer_or_function, types.FunctionType):
+        return StaticFunction(layer_or_function, None, True)
+    raise TypeError(f"{who}: the input should be a paddle.nn.Layer or a function, but received input type is "
+                    f"{type(layer_or_function).__name__}")
+
+
+__all__ += ["ConcreteProgram", "ignored_modules", "check_input_spec", "static_function_of"]

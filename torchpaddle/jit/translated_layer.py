@@ -1,0 +1,105 @@
+"""TranslatedLayer: a Layer running a program loaded by ``paddle.jit.load``.
+
+Its parameters and buffers are eager tensors (``param_0``, ``param_1``... and ``buffer_0``... in the order of
+the persistable variables' names, as Paddle names them); ``forward`` runs the program's plan on the inputs and
+those tensors with autograd recording, so a loaded model can be fine-tuned. In ``eval()`` mode (the default
+after loading) the program runs as saved (``is_test`` set); ``train()`` runs a copy with ``is_test`` off.
+NOTE: Paddle renames the loaded variables (``linear_0.w_0`` -> ``linear_0.w_1``); here they keep their names.
+"""
+import numpy as np
+import torch
+
+from ..framework.parameter import Parameter
+from ..framework.tensor import Tensor
+from ..nn import Layer
+from .trace import run_plan
+
+__all__ = ["TranslatedLayer"]
+
+
+class TranslatedLayer(Layer):
+    """The Layer ``paddle.jit.load`` returns."""
+
+    def __init__(self, program, feed_names, fetch_names, persistables):
+        super().__init__()
+        self._infer_program = program
+        self._train_program = None
+        self._feed_names = list(feed_names)
+        self._fetch_names = list(fetch_names)
+        self._plans = {}
+        self._persistable_var_name_dict = {}
+        counts = {"param": 0, "buffer": 0}
+        for name in sorted(persistables):
+            value = persistables[name]
+            kind = "param" if isinstance(value, Parameter) else "buffer"
+            attr = f"{kind}_{counts[kind]}"
+            counts[kind] += 1
+            self._persistable_var_name_dict[name] = attr
+            if kind == "param":
+                self.add_parameter(attr, value)
+            else:
+                self.register_buffer(attr, value)
+        self.eval()
+
+    def program(self, method_name="forward"):
+        """The loaded (inference) program of ``method_name`` (only ``forward``)."""
+        if method_name != "forward":
+            raise ValueError(f"TranslatedLayer.program: the loaded model has no method {method_name!r} (only "
+                             "'forward')")
+        return self._infer_program
+
+    def _program_for_mode(self):
+        if self.training:
+            if self._train_program is None:
+                train = self._infer_program.clone()
+                for block in train.blocks:
+                    for op in block.ops:
+                        if "is_test" in op.attrs:
+                            op.attrs["is_test"] = False
+                        # NOTE: a Layer traced in eval mode here writes use_global_stats=True (Paddle writes
+                        # False); training takes batch statistics, as a Paddle-saved model does
+                        if op.type == "batch_norm":
+                            op.attrs["use_global_stats"] = False
+                train._invalidate()
+                self._train_program = train
+            return self._train_program
+        return self._infer_program
+
+    def _plan(self, program):
+        plan = self._plans.get(id(program))
+        if plan is None:
+            from ..static.executor import Plan
+            plan = self._plans[id(program)] = Plan(program, self._feed_names, self._fetch_names)
+        return plan
+
+    def forward(self, *inputs):
+        if len(inputs) != len(self._feed_names):
+            raise ValueError(f"TranslatedLayer: the loaded model takes {len(self._feed_names)} inputs "
+                             f"({self._feed_names}), got {len(inputs)}")
+        program = self._program_for_mode()
+        block = program.global_block()
+        env = {}
+        for name, value in zip(self._feed_names, inputs):
+            var = block.var(name)
+            if isinstance(value, np.ndarray):
+                value = torch.from_numpy(np.ascontiguousarray(value))
+            elif isinstance(value, Tensor):
+                value = value._t
+            else:
+                raise TypeError(f"TranslatedLayer: the type of input {name!r} must be a numpy array or a Tensor, "
+                                f"but received {type(value).__name__}")
+            if value.dtype != var.dtype.torch:
+                raise ValueError(f"TranslatedLayer: input {name!r} must have dtype {var.dtype.name}, got "
+                                 f"{value.dtype}")
+            shape = var.desc_shape
+            if len(shape) != value.dim() or any(s >= 0 and s != d for s, d in zip(shape, value.shape)):
+                raise ValueError(f"TranslatedLayer: input {name!r} must have shape {list(shape)}, got "
+                                 f"{list(value.shape)}")
+            env[name] = value
+        for var_name, attr in self._persistable_var_name_dict.items():
+            tensor = self._parameters.get(attr)
+            if tensor is None:
+                tensor = self._buffers.get(attr)
+            env[var_name] = tensor._t
+        outs = run_plan(self._plan(program), env)
+        return outs[0] if len(outs) == 1 else outs
