@@ -209,3 +209,14 @@ def test_paddle_load_of_a_saved_model_gives_its_state_dict(tmp_path):
     for key, value in layer.state_dict().items():
         assert isinstance(state[key], np.ndarray)
         _close(state[key], value.numpy())
+
+
+def test_a_loaded_layer_saves_again(tmp_path):
+    layer = jit_nets.build(paddle, "conv")
+    paddle.jit.save(layer, str(tmp_path / "a"), input_spec=_spec("conv"))
+    loaded = paddle.jit.load(str(tmp_path / "a"))
+    paddle.jit.save(loaded, str(tmp_path / "b"), input_spec=_spec("conv"))
+    again = paddle.jit.load(str(tmp_path / "b"))
+    x = paddle.to_tensor(jit_nets.inputs("conv", 3))
+    _close(again(x).numpy(), layer(x).numpy())
+    assert sorted(p.name for p in again.parameters()) == sorted(t.name for t in layer.state_dict().values())

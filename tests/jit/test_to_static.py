@@ -288,3 +288,10 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="does not fit"):
         static(x.astype("float64"), y)
     assert static(x, y)[0].shape == [3, 2]
+
+
+def test_numpy_arguments_are_inputs():
+    static = paddle.jit.to_static(lambda x: x * 2)
+    _close(static(np.ones([2, 2], "float32")).numpy(), np.full([2, 2], 2.0))
+    _close(static(np.full([2, 2], 3.0, "float32")).numpy(), np.full([2, 2], 6.0))   # not a baked constant
+    assert len(static.program_cache) == 1

@@ -15,10 +15,12 @@ import inspect
 import types
 import warnings
 
+import numpy as np
+
 from ..framework import mode as _mode
 from ..framework.tensor import Tensor
 from ..static.input import InputSpec
-from .trace import ConcreteProgram, flatten, trace
+from .trace import ConcreteProgram, flatten, pack, trace
 
 __all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "StaticFunction",
            "set_code_level", "set_verbosity"]
@@ -110,6 +112,15 @@ def check_input_spec(input_spec, who):
             return {k: convert(v, f"{where}[{k!r}]") for k, v in value.items()}
         raise TypeError(f"{who}: {where} must be an InputSpec or a Tensor, got {type(value).__name__}")
     return [convert(v, f"input_spec[{i}]") for i, v in enumerate(input_spec)]
+
+
+def _is_array(value):
+    return isinstance(value, np.ndarray)
+
+
+def _to_tensor(array):
+    from ..tensor.creation import to_tensor
+    return to_tensor(array)
 
 
 def _spec_of_tensor(t):
@@ -271,6 +282,10 @@ class StaticFunction:
         if not _SWITCHES.enabled or _mode.STATE.static or getattr(self._function, "_jit_not_to_static", False):
             # in static mode the function is simply called: its ops go to the program being built
             return self._eager(args, kwargs)
+        if any(isinstance(v, np.ndarray) for v in flatten((args, kwargs), _is_array)[1]):
+            # NumPy arrays are inputs, as Paddle converts them (a constant would be keyed on its repr)
+            template, arrays = flatten((args, kwargs), _is_array)
+            args, kwargs = pack(template, [_to_tensor(a) for a in arrays])
         entry, leaves = self._concrete(args, kwargs)
         if entry is _EAGER:
             return self._eager(args, kwargs)

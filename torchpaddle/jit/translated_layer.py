@@ -9,9 +9,12 @@ NOTE: Paddle renames the loaded variables (``linear_0.w_0`` -> ``linear_0.w_1``)
 import numpy as np
 import torch
 
+from ..framework.mode import STATE as _MODE
 from ..framework.parameter import Parameter
+from ..framework.program import Block
 from ..framework.tensor import Tensor
 from ..nn import Layer
+from ..utils import unique_name
 from .trace import run_plan
 
 __all__ = ["TranslatedLayer"]
@@ -72,10 +75,17 @@ class TranslatedLayer(Layer):
             plan = self._plans[id(program)] = Plan(program, self._feed_names, self._fetch_names)
         return plan
 
+    def _tensor_of(self, var_name):
+        attr = self._persistable_var_name_dict[var_name]
+        tensor = self._parameters.get(attr)
+        return self._buffers.get(attr) if tensor is None else tensor
+
     def forward(self, *inputs):
         if len(inputs) != len(self._feed_names):
             raise ValueError(f"TranslatedLayer: the loaded model takes {len(self._feed_names)} inputs "
                              f"({self._feed_names}), got {len(inputs)}")
+        if _MODE.static:
+            return self._append_to_program(inputs)
         program = self._program_for_mode()
         block = program.global_block()
         env = {}
@@ -96,10 +106,37 @@ class TranslatedLayer(Layer):
                 raise ValueError(f"TranslatedLayer: input {name!r} must have shape {list(shape)}, got "
                                  f"{list(value.shape)}")
             env[name] = value
-        for var_name, attr in self._persistable_var_name_dict.items():
-            tensor = self._parameters.get(attr)
-            if tensor is None:
-                tensor = self._buffers.get(attr)
-            env[var_name] = tensor._t
+        for var_name in self._persistable_var_name_dict:
+            env[var_name] = self._tensor_of(var_name)._t
         outs = run_plan(self._plan(program), env)
+        return outs[0] if len(outs) == 1 else outs
+
+    def _append_to_program(self, inputs):
+        """In static mode (tracing for jit.save, or building a program): the loaded program's ops appended to
+        the current block, reading ``inputs`` and this layer's tensors (persistable variables under
+        paddle.jit's tracing, constants otherwise), so a loaded model can be saved again."""
+        from ..framework.program import default_main_program
+        from ..static.append import as_variable
+        source = self._program_for_mode().global_block()
+        block = default_main_program().current_block()
+        names = {}
+        for name, value in zip(self._feed_names, inputs):
+            names[name] = as_variable(value, "TranslatedLayer", name).name
+        for var_name in self._persistable_var_name_dict:
+            names[var_name] = as_variable(self._tensor_of(var_name), "TranslatedLayer", var_name).name
+        for op in source.ops:
+            if op.type in ("feed", "fetch"):
+                continue
+            if any(isinstance(v, Block) or (isinstance(v, list) and any(isinstance(b, Block) for b in v))
+                   for v in op.attrs.values()):
+                raise NotImplementedError(f"TranslatedLayer: appending op {op.type}, which holds sub-blocks, to "
+                                          "another program is not supported")
+            for n in op.output_arg_names:
+                if n not in names:
+                    var = source.var(n)
+                    names[n] = block.create_var(name=unique_name.generate(n), shape=var.desc_shape,
+                                                dtype=var.dtype, stop_gradient=var.stop_gradient).name
+            block.append_op(op.type, {k: [names[n] for n in v] for k, v in op.inputs.items()},
+                            {k: [names[n] for n in v] for k, v in op.outputs.items()}, dict(op.attrs))
+        outs = [block.var(names[n]) for n in self._fetch_names]
         return outs[0] if len(outs) == 1 else outs
