@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 import torch
 
 from ..framework.place import Place, to_torch_device
-from ..framework.program import GRAD_SUFFIX, OpRole, Program, Variable
-from .executor import Executor, Plan, _fetch_name, as_feed_tensor
-from .scope import Scope, global_scope
+from ..framework.program import GRAD_SUFFIX, OpRole, Program
+from .executor import Executor, Plan, as_feed_tensor, fetch_names_of, raise_missing, refresh_lr
+from .scope import global_scope
 from .strategy import BuildStrategy, ExecutionStrategy
 
 __all__ = ["CompiledProgram", "BuildStrategy", "ExecutionStrategy"]
@@ -240,7 +240,7 @@ class CompiledProgram:
     def _run_with_executor(self, exe, feed, fetch_list, scope, return_numpy):
         """What ``Executor.run(compiled_program, ...)`` calls."""
         self._compile(exe, scope if scope is not None else global_scope())
-        fetch_names = _fetch_names(fetch_list)
+        fetch_names = fetch_names_of(fetch_list)
         values = None
         for _ in range(max(1, self._exec_strategy.num_iteration_per_run)):
             values = self._run_once(feed, fetch_names)
@@ -321,7 +321,7 @@ class CompiledProgram:
 
     def _run_replicas(self, parts, feeds, fetch_names):
         program, scope0 = parts.replica, self._scope
-        _refresh_lr(self._program, scope0, self._devices[0])
+        refresh_lr(self._program, scope0, self._devices[0])
         memory_optimize = self._strategy.memory_optimize
 
         def run(k):
@@ -333,7 +333,7 @@ class CompiledProgram:
             for name in plan.from_scope:
                 value = scope._get(name)
                 if value is None:
-                    _missing(block, name)
+                    raise_missing(block, name)
                 env[name] = value if value.device == device else value.to(device)
             plan.run(env)
             for name in plan.write_back:
@@ -361,9 +361,18 @@ class CompiledProgram:
                     if value is not None:
                         scope.var(name)._value = value.to(self._devices[k], copy=True)
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self._exec_strategy.num_threads or n,
+            self._pool = ThreadPoolExecutor(self._exec_strategy.num_threads or n - 1,
                                             thread_name_prefix="torchpaddle-replica")
-        return list(self._pool.map(run, range(n)))
+        # place 0 runs on this thread while the pool runs the others
+        others = [self._pool.submit(run, k) for k in range(1, n)]
+        try:
+            first = run(0)
+        finally:
+            done = [f.exception() for f in others]   # never leave a place running past this call
+        for f, error in zip(others, done):
+            if error is not None:
+                raise error
+        return [first] + [f.result() for f in others]
 
     def _reduce(self, names, envs):
         strategy = self._strategy
@@ -374,11 +383,22 @@ class CompiledProgram:
             if not name.endswith(GRAD_SUFFIX):
                 out[name] = values[0]   # a non-gradient the update reads: place 0's, as Paddle's scope 0
                 continue
-            total = values[0] if n == 1 else torch.stack([v.to(values[0].device) for v in values]).sum(0)
+            total = values[0]
+            if n == 2 and strategy.gradient_scale_strategy == _SCALE.CoeffNumDevice and strategy.num_trainers == 1:
+                out[name] = torch.lerp(total, values[1].to(total.device), 0.5)   # the mean, in one pass
+                continue
+            if n > 1:
+                # one fresh tensor, then in place: a gradient may alias a fed value, never written to
+                total = torch.add(total, values[1].to(total.device))
+                for v in values[2:]:
+                    total.add_(v.to(total.device))
             if strategy.num_trainers > 1:
+                if total is values[0]:
+                    total = total.clone()
                 torch.distributed.all_reduce(total)
-            if strategy.gradient_scale_strategy == _SCALE.CoeffNumDevice:
-                total = total / (n * max(1, strategy.num_trainers))
+            count = n * max(1, strategy.num_trainers)
+            if strategy.gradient_scale_strategy == _SCALE.CoeffNumDevice and count > 1:
+                total.mul_(1.0 / count)
             out[name] = total
         return out
 
@@ -390,7 +410,7 @@ class CompiledProgram:
         for name in plan.from_scope:
             value = scope._get(name)
             if value is None:
-                _missing(block, name)
+                raise_missing(block, name)
             env[name] = value
         plan.run(env)
         for name in plan.write_back:
@@ -415,16 +435,6 @@ class CompiledProgram:
         return f"CompiledProgram({mode})"
 
 
-def _fetch_names(fetch_list):
-    if fetch_list is None:
-        return ()
-    if isinstance(fetch_list, (Variable, str)):
-        fetch_list = [fetch_list]
-    elif not isinstance(fetch_list, (list, tuple)):
-        raise TypeError(f"Executor.run: fetch_list must be a list, got {type(fetch_list).__name__}")
-    return tuple(_fetch_name(f) for f in fetch_list)
-
-
 def _fetched(env, name):
     try:
         return env[name]
@@ -437,22 +447,3 @@ def _feed_var(block, name):
     if var is None:
         raise ValueError(f"Executor.run: fed variable {name!r} is not in the program")
     return var
-
-
-def _missing(block, name):
-    var = block._find_var_recursive(name)
-    if var is None:
-        raise ValueError(f"Executor.run: variable {name!r} is not in the program")
-    if var.is_data:
-        raise ValueError(f"Executor.run: the data variable {name!r} is needed but was not fed")
-    raise RuntimeError(f"Executor.run: variable {name!r} has no value in the scope; run the startup program "
-                       "first (exe.run(paddle.static.default_startup_program()))")
-
-
-def _refresh_lr(program, scope, device):
-    scheduler = program.lr_scheduler
-    lr_var = getattr(program, "_lr_var_name", None)
-    if scheduler is not None and lr_var:
-        current = scope._get(lr_var)
-        dt = current.dtype if current is not None else torch.float32
-        scope._set(lr_var, torch.tensor(float(scheduler()), dtype=dt, device=device))

@@ -261,6 +261,39 @@ def _fetch_name(item):
     raise TypeError(f"Executor.run: fetch_list items must be Variables or names (str), got {type(item).__name__}")
 
 
+def fetch_names_of(fetch_list):
+    """Executor.run's ``fetch_list`` (None, a Variable or name, or a list of them) -> a tuple of names."""
+    if fetch_list is None:
+        return ()
+    if isinstance(fetch_list, (Variable, str)):
+        fetch_list = [fetch_list]
+    elif not isinstance(fetch_list, (list, tuple)):
+        raise TypeError(f"Executor.run: fetch_list must be a list, got {type(fetch_list).__name__}")
+    return tuple(_fetch_name(f) for f in fetch_list)
+
+
+def refresh_lr(program, scope, device):
+    """Write the LRScheduler's current value into the program's learning-rate variable, as Paddle does
+    before every run."""
+    scheduler = program.lr_scheduler
+    if scheduler is not None and getattr(program, "_lr_var_name", None):
+        lr_var = program._lr_var_name
+        current = scope._get(lr_var)
+        dt = current.dtype if current is not None else torch.float32
+        scope._set(lr_var, torch.tensor(float(scheduler()), dtype=dt, device=device))
+
+
+def raise_missing(block, name):
+    """The error for a variable a plan reads from the scope that has no value there."""
+    var = block._find_var_recursive(name)
+    if var is None:
+        raise ValueError(f"Executor.run: variable {name!r} is not in the program")
+    if var.is_data:
+        raise ValueError(f"Executor.run: the data variable {name!r} is needed but was not fed")
+    raise RuntimeError(f"Executor.run: variable {name!r} has no value in the scope; run the startup "
+                       "program first (exe.run(paddle.static.default_startup_program()))")
+
+
 def as_feed_tensor(var, value, device, check=True):
     """A fed value (ndarray, list, scalar, Tensor, LoDTensor) -> torch tensor of ``var``'s dtype, with Paddle's
     feed checks on dtype and shape."""
@@ -333,13 +366,7 @@ class Executor:
             feed = {}
         if not isinstance(feed, dict):
             raise TypeError(f"Executor.run: feed must be a dict of variable name -> value, got {type(feed).__name__}")
-        if fetch_list is None:
-            fetch_list = []
-        elif isinstance(fetch_list, (Variable, str)):
-            fetch_list = [fetch_list]
-        elif not isinstance(fetch_list, (list, tuple)):
-            raise TypeError(f"Executor.run: fetch_list must be a list, got {type(fetch_list).__name__}")
-        fetch_names = tuple(_fetch_name(f) for f in fetch_list)
+        fetch_names = fetch_names_of(fetch_list)
         feed_names = tuple(feed)
         device = device or self._device
         key = (feed_names, fetch_names)
@@ -353,22 +380,11 @@ class Executor:
             if var is None:
                 raise ValueError(f"Executor.run: fed variable {name!r} is not in the program")
             env[name] = as_feed_tensor(var, value, device)
-        scheduler = program.lr_scheduler
-        if scheduler is not None and getattr(program, "_lr_var_name", None):
-            lr_var = program._lr_var_name
-            current = scope._get(lr_var)
-            dt = current.dtype if current is not None else torch.float32
-            scope._set(lr_var, torch.tensor(float(scheduler()), dtype=dt, device=device))
+        refresh_lr(program, scope, device)
         for name in plan.from_scope:
             value = scope._get(name)
             if value is None:
-                var = block._find_var_recursive(name)
-                if var is None:
-                    raise ValueError(f"Executor.run: variable {name!r} is not in the program")
-                if var.is_data:
-                    raise ValueError(f"Executor.run: the data variable {name!r} is needed but was not fed")
-                raise RuntimeError(f"Executor.run: variable {name!r} has no value in the scope; run the startup "
-                                   "program first (exe.run(paddle.static.default_startup_program()))")
+                raise_missing(block, name)
             env[name] = value
         plan.run(env)
         for name in plan.write_back:

@@ -1,0 +1,84 @@
+"""Static-graph training steps: the MLP of ``mlp_adam_train`` (784-512-512-10, batch 128, Adam 1e-3,
+cross-entropy) as a Program, run by ``Executor.run``, by a ``CompiledProgram``, and by
+``CompiledProgram.with_data_parallel`` on 2 CPU places. Same weights and batch as ``mlp_adam_train``, so
+the eager row of the same run is the "eager step" these are compared with.
+
+Every backend builds the program in static mode and leaves dygraph on between runs (the other workloads of
+the worker are eager): ``run(n)`` switches static mode on around its steps. Plain torch has no static
+Executor (``backend("torch")(None)``); Paddle 3.3.1 has no ``with_data_parallel`` (``missing``). Real Paddle
+runs the Executor workload in its default IR (PIR) and the CompiledProgram one in its legacy IR
+(``paddle.pir_utils.OldIrGuard``), the only one its CompiledProgram accepts.
+"""
+import contextlib
+
+from . import workload
+from .training import _REPEATS, _batch, _init_array
+
+_API = ("enable_static", "static.Executor", "static.Program", "static.program_guard", "nn.Linear",
+        "optimizer.Adam")
+
+
+def _ir(paddle, legacy):
+    """Real Paddle's legacy-IR guard when asked for (torchpaddle has one IR)."""
+    utils = getattr(paddle, "pir_utils", None)
+    return utils.OldIrGuard() if legacy and utils is not None else contextlib.nullcontext()
+
+
+def _static_mlp(paddle, wrap, legacy=False):
+    """Build the program, run startup, load ``_init_array`` weights; ``wrap(main, loss)`` is what runs."""
+    paddle.enable_static()
+    try:
+        with _ir(paddle, legacy):
+            main, startup = paddle.static.Program(), paddle.static.Program()
+            with paddle.static.program_guard(main, startup):
+                x = paddle.static.data("x", [-1, 784], "float32")
+                y = paddle.static.data("y", [-1], "int64")
+                nn = paddle.nn
+                model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                                      nn.Linear(512, 10))
+                loss = nn.functional.cross_entropy(model(x), y)
+                paddle.optimizer.Adam(learning_rate=1e-3).minimize(loss)
+            scope = paddle.static.Scope()
+            exe = paddle.static.Executor(paddle.CPUPlace())
+            exe.run(startup, scope=scope)
+            for key, param in model.named_parameters():
+                scope.find_var(param.name).get_tensor().set(_init_array(key, param.shape), paddle.CPUPlace())
+            program = wrap(paddle, main, loss)
+            xs, ys = _batch([128, 784], 10)
+            feed = {"x": xs, "y": ys}
+
+            def step():
+                return exe.run(program, feed=feed, fetch_list=[loss], scope=scope)[0]
+
+            first = [float(step().mean()) for _ in range(3)]
+    finally:
+        paddle.disable_static()
+
+    def run(n):
+        with _ir(paddle, legacy):
+            paddle.enable_static()
+            try:
+                for _ in range(n):
+                    step()
+            finally:
+                paddle.disable_static()
+        return first
+    return run
+
+
+def _register(name, doc, wrap, requires=(), legacy=False):
+    wl = workload(name, group="static", repeats=_REPEATS, requires=_API + requires, doc=doc)(
+        lambda paddle: _static_mlp(paddle, wrap, legacy))
+    wl.backend("torch")(None)
+    return wl
+
+
+_register("static_mlp_adam_executor", "One Adam step of the mlp_adam_train MLP as a Program, by Executor.run",
+          lambda paddle, main, loss: main)
+_register("static_mlp_adam_compiled", "The same step through static.CompiledProgram(main)",
+          lambda paddle, main, loss: paddle.static.CompiledProgram(main), ("static.CompiledProgram",), legacy=True)
+_register("static_mlp_adam_dp2", "The same step through CompiledProgram.with_data_parallel on 2 CPU places "
+          "(64 samples per place, gradients averaged)",
+          lambda paddle, main, loss: paddle.static.CompiledProgram(main).with_data_parallel(
+              loss_name=loss.name, places=[paddle.CPUPlace()] * 2),
+          ("static.CompiledProgram.with_data_parallel",))
