@@ -155,8 +155,7 @@ def _shutdown():
             _dist.destroy_process_group()
     except Exception:   # noqa: BLE001  a peer may be gone already; nothing left to do
         pass
-    _group._STATE.groups.clear()
-    _group._STATE.store = None
+    _group._release()
 
 
 def init_parallel_env(nccl_config=None):
@@ -180,9 +179,14 @@ def init_parallel_env(nccl_config=None):
         # Someone (torch code in the same script) made torch's default group already: adopt it.
         return _group._init_default_group(_dist.get_rank(), _dist.get_world_size(), _dist.get_backend(), timeout)
     if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True" and os.environ.get("MASTER_PORT"):
-        # Under torch's elastic agent (our launch): the agent's store already listens on MASTER_PORT.
-        _dist.init_process_group(backend, init_method="env://", rank=env.rank, world_size=env.world_size,
-                                 timeout=timeout)
+        # Under torch's elastic agent (our launch): the agent's store already listens on MASTER_PORT. It
+        # outlives a restart, so each attempt's keys get their own prefix (else a restarted rank may read
+        # a dead peer's address).
+        client = _dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                                timeout=timeout)
+        store = _dist.PrefixStore(f"/torchpaddle/{os.environ.get('TORCHELASTIC_RUN_ID', '')}/attempt_"
+                                  f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", client)
+        _dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size, timeout=timeout)
     else:
         host, port = _master_endpoint()
         store = _dist.TCPStore(host, port, env.world_size, is_master=env.rank == 0, timeout=timeout,

@@ -176,14 +176,23 @@ def destroy_process_group(group=None):
     if group.id not in _STATE.groups:
         raise ValueError(f"destroy_process_group: group {group.id} is not alive")
     if group.id == _GLOBAL_ID:
-        _STATE.groups.clear()
         if _dist.is_initialized():
             _dist.destroy_process_group()
-        _STATE.store = None
+        _release()
     else:
         del _STATE.groups[group.id]
         if group.process_group is not None:
             _dist.destroy_process_group(group.process_group)
+        group._pg = None
+
+
+def _release():
+    """Forget every group and drop their torch process groups: a ProcessGroup still referenced (by a
+    DataParallel, a user's Group) when the interpreter finalizes kills the process with std::terminate."""
+    for group in _STATE.groups.values():
+        group._pg = None
+    _STATE.groups.clear()
+    _STATE.store = None
 
 
 def get_backend(group=None):
