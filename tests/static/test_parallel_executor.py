@@ -215,3 +215,56 @@ def test_data_parallel_examples(name):
     # by a plain Executor with the parameters the data parallel program trained (or, untrained, shares)
     assert len(per_place) == 2
     np.testing.assert_allclose(np.mean(per_place), whole, rtol=1e-5, atol=1e-7)
+
+
+# -- num_trainers > 1 over torch.distributed --------------------------------------------------------------------
+
+_TRAINER = """
+import json, os, sys
+import numpy as np
+import torch.distributed as dist
+sys.path.insert(0, {root!r})
+import torchpaddle as paddle
+from tests.static.data_parallel_common import B, W, X, Y, linear_program, start, values_of
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", rank=rank, world_size=2)
+paddle.enable_static()
+main, startup, loss, names, _ = linear_program()
+start(startup, paddle.static.global_scope(), {{names[0]: W, names[1]: B}})
+pe = paddle.static.ParallelExecutor(use_cuda=False, main_program=main, loss_name=loss.name, num_trainers=2,
+                                    trainer_id=rank)
+half = slice(4 * rank, 4 * rank + 4)
+out, = pe.run([loss.name], feed={{"x": X[half], "y": Y[half]}})
+got = values_of(paddle.static.global_scope(), names)
+json.dump({{"loss": out.tolist(), "w": got[names[0]].tolist(), "b": got[names[1]].tolist()}},
+          open(sys.argv[1], "w"))
+dist.destroy_process_group()
+"""
+
+
+@pytest.mark.multiprocess
+def test_two_trainers_average_gradients_over_torch_distributed(tmp_path):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = tmp_path / "trainer.py"
+    script.write_text(_TRAINER.format(root=ROOT))
+    procs = []
+    for rank in range(2):
+        env = dict(os.environ, CPU_NUM="2", RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+                   MASTER_PORT=str(port))
+        procs.append(subprocess.Popen([sys.executable, str(script), str(tmp_path / f"rank{rank}.json")], env=env,
+                                      stderr=subprocess.PIPE, text=True))
+    errors = [p.communicate(timeout=240)[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), "\n".join(e[-2000:] for e in errors)
+    import json
+    results = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    # 2 trainers x 2 places: the 8 samples make 4 shards of 2; the gradient is their mean on both trainers
+    shards = [linear_grads(X[i:i + 2], Y[i:i + 2], W, B) for i in range(0, 8, 2)]
+    gw = np.mean([s[1] for s in shards], 0)
+    gb = np.mean([s[2] for s in shards], 0)
+    for rank, res in enumerate(results):
+        np.testing.assert_allclose(res["loss"], [s[0] for s in shards[2 * rank:2 * rank + 2]], rtol=1e-5)
+        np.testing.assert_allclose(res["w"], W - LR * gw, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(res["b"], B - LR * gb, rtol=1e-5, atol=1e-6)
