@@ -11,7 +11,14 @@ import numpy as np
 
 import optim_scenarios as S
 
-INTEROP = ["adam", "momentum", "sgd_bf16"]
+INTEROP = ["adam", "momentum", "sgd_bf16", "adamw", "adamax", "adagrad", "adadelta", "rmsprop", "lamb"]
+# The other optimizers of the issue, each with the options that add state (class name, kwargs).
+_MORE = {"adamw": ("AdamW", {"learning_rate": 0.05, "weight_decay": 0.1, "amsgrad": True}),
+         "adamax": ("Adamax", {"learning_rate": 0.05, "weight_decay": 0.01}),
+         "adagrad": ("Adagrad", {"learning_rate": 0.1, "initial_accumulator_value": 0.1}),
+         "adadelta": ("Adadelta", {"learning_rate": 1.0, "rho": 0.9}),
+         "rmsprop": ("RMSProp", {"learning_rate": 0.01, "momentum": 0.5, "centered": True}),
+         "lamb": ("Lamb", {"learning_rate": 0.05, "lamb_weight_decay": 0.02})}
 HALF = 5
 _COEF = np.array([0.5, -1.0, 2.0], dtype="float32")
 
@@ -34,6 +41,9 @@ def _optimizer(P, case, params):
     if case == "adam":
         sched = P.optimizer.lr.StepDecay(0.05, step_size=2, gamma=0.5)
         return P.optimizer.Adam(sched, beta1=0.85, parameters=plist, weight_decay=0.01), sched
+    if case in _MORE:
+        cls_name, kwargs = _MORE[case]
+        return getattr(P.optimizer, cls_name)(parameters=plist, **kwargs), None
     if case == "momentum":
         return P.optimizer.Momentum(0.1, momentum=0.9, use_nesterov=True, parameters=plist,
                                     weight_decay=P.regularizer.L1Decay(0.01)), None
