@@ -358,6 +358,8 @@ class Operator:
 
 
 def _attr_text(value):
+    if isinstance(value, Block):   # a control-flow op's sub_block prints as a reference, as in Paddle
+        return f"block[{value.idx}]"
     if isinstance(value, _dtype.dtype):
         return value.name
     if isinstance(value, float):

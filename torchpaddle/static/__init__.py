@@ -8,6 +8,7 @@ from .executor import Executor  # noqa: F401
 from .compiler import CompiledProgram, BuildStrategy, ExecutionStrategy  # noqa: F401
 from .parallel_executor import ParallelExecutor  # noqa: F401
 from . import nn  # noqa: F401
+from .py_func import py_func  # noqa: F401
 from .backward import append_backward, gradients  # noqa: F401
 from .input import (data, InputSpec, create_parameter, WeightNormParamAttr, cpu_places,  # noqa: F401
                     cuda_places)
@@ -24,4 +25,4 @@ __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_mai
            "InputSpec", "create_parameter", "WeightNormParamAttr", "cpu_places", "cuda_places", "save", "load",
            "load_program_state", "set_program_state", "serialize_program", "deserialize_program",
            "serialize_persistables", "deserialize_persistables", "save_to_file", "load_from_file",
-           "save_inference_model", "load_inference_model", "normalize_program"]
+           "save_inference_model", "load_inference_model", "normalize_program", "py_func", "nn"]

@@ -1,0 +1,87 @@
+"""The executor's steps for ops that hold a sub-block (``conditional_block``, ``while``).
+
+A step runs the sub-block's ops on the run's own name -> tensor dict (variable names are unique in a Program,
+so the sub-block's variables cannot clash with the parent's), then drops the sub-block's temporaries. The
+ops run in whatever autograd mode the plan runs its forward in, so a program with a backward records the
+executed branch of a ``cond`` and its grad ops get gradients through it.
+"""
+
+__all__ = ["control_flow_step", "check_grad_ops"]
+
+# grad ops whose forward rewrote its inputs in place (loop variables): autograd from the end values would be wrong
+_UNSUPPORTED_GRADS = {"while_grad": "paddle.static.nn.while_loop"}
+
+
+def check_grad_ops(ops):
+    for op in ops:
+        api = _UNSUPPORTED_GRADS.get(op.type)
+        if api is not None:
+            raise NotImplementedError(f"Executor: gradients through {api} ({op.type}) are not supported by "
+                                      "torchpaddle; compute the loop without gradients (stop_gradient) or unroll it")
+
+
+class _SubBlockStep:
+    """Shared part: the sub-block's steps, the outer names read and written, and the temporaries to drop."""
+
+    def __init__(self, op, make_step, read_slots, write_slots):
+        self.op = op
+        block = op.attrs["sub_block"]
+        self.steps = [make_step(o) for o in block.ops if o.type not in ("feed", "fetch")]
+        self.reads = [n for s in read_slots for n in op.input(s)]
+        self.writes = [n for s in write_slots for n in op.output(s)]
+        outer = set(self.writes)
+        self.temps = sorted({n for s in self.steps for n in s.writes if n not in outer})
+
+    def _run_block(self, env):
+        for step in self.steps:
+            step(env)
+        for n in self.temps:
+            env.pop(n, None)
+
+
+def _truth(value, what):
+    if value.numel() != 1:
+        raise ValueError(f"Executor: {what} must hold one element, got shape {list(value.shape)}")
+    return bool(value.reshape(-1)[0])
+
+
+class _ConditionalBlockStep(_SubBlockStep):
+    def __init__(self, op, make_step):
+        super().__init__(op, make_step, ("Cond", "Input"), ("Out",))
+        self.cond = op.input("Cond")
+        self.scalar = bool(op.attrs.get("is_scalar_condition", False))
+
+    def __call__(self, env):
+        if self.scalar:
+            run = _truth(env[self.cond[0]], f"the condition {self.cond[0]} of conditional_block")
+        else:
+            # Paddle: a non-scalar condition runs the block when every condition tensor is non-empty
+            run = all(env[n].numel() > 0 for n in self.cond)
+        if run:
+            self._run_block(env)
+        else:
+            # outputs the skipped block would have computed: None, so select_input can tell them apart
+            for n in self.writes:
+                env.setdefault(n, None)
+
+
+class _WhileStep(_SubBlockStep):
+    def __init__(self, op, make_step):
+        super().__init__(op, make_step, ("X", "Condition"), ("Out",))
+        self.cond = op.input("Condition")[0]
+
+    def __call__(self, env):
+        what = f"the condition {self.cond} of while"
+        while _truth(env[self.cond], what):
+            self._run_block(env)
+
+
+_STEPS = {"conditional_block": _ConditionalBlockStep, "while": _WhileStep}
+
+
+def control_flow_step(op, make_step):
+    """The step running ``op`` (an op with a ``sub_block`` attribute); ``make_step(op)`` builds inner steps."""
+    cls = _STEPS.get(op.type)
+    if cls is None:
+        raise NotImplementedError(f"Executor: op type {op.type!r} with a sub-block is not supported by torchpaddle")
+    return cls(op, make_step)
