@@ -339,3 +339,44 @@ def test_build_strategy_defaults_match_paddle():
     theirs = json.loads(proc.stdout.strip().splitlines()[-1])
     ours = paddle.static.BuildStrategy()
     assert {n: (int(getattr(ours, n)) if n == "reduce_strategy" else getattr(ours, n)) for n in names} == theirs
+
+
+@pytest.mark.parametrize("inplace", [True, False])
+def test_enable_inplace_reuses_dying_inputs_in_inference_plans(static_mode, inplace):
+    from torchpaddle.static.compiler import _InplaceStep
+    main, startup = static_mode
+    x = paddle.static.data("x", [-1, 4], "float32")
+    hidden = paddle.static.nn.fc(x, 8, activation="relu")            # mul -> add (in place) -> relu (in place)
+    out = paddle.nn.functional.sigmoid(paddle.static.nn.fc(hidden, 3)) * 2.0
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    expect, = exe.run(main, feed={"x": X}, fetch_list=[out])
+    scope = paddle.static.global_scope()
+    w0, b0, w1, b1 = (np.array(scope.find_var(p.name).get_tensor()) for p in main.all_parameters())
+    hidden_np = np.maximum(X @ w0 + b0, 0)
+    np.testing.assert_allclose(expect, 2 / (1 + np.exp(-(hidden_np @ w1 + b1))), rtol=1e-5)
+    strategy = paddle.static.BuildStrategy()
+    strategy.enable_inplace = inplace
+    program = paddle.static.CompiledProgram(main, build_strategy=strategy)
+    got, = exe.run(program, feed={"x": X}, fetch_list=[out])
+    np.testing.assert_allclose(got, expect, rtol=1e-6)
+    steps = [s for p in program._parts.plans.values() for s in p.steps if isinstance(s, _InplaceStep)]
+    assert [s.step.op.type for s in steps] == (["elementwise_add", "relu", "elementwise_add", "sigmoid",
+                                                "elementwise_mul"] if inplace else [])
+    if inplace:     # the buffer really is reused: each result is the tensor its input X was
+        seen = []
+        for step in steps:
+            step.fn = (lambda fn: lambda t, *y: seen.append((t.data_ptr(), fn(t, *y).data_ptr())) or t)(step.fn)
+        again, = exe.run(program, feed={"x": X}, fetch_list=[out])
+        np.testing.assert_allclose(again, expect, rtol=1e-6)
+        assert len(seen) == 5 and all(a == b for a, b in seen)
+
+
+def test_enable_inplace_leaves_training_plans_alone(static_mode):
+    from torchpaddle.static.compiler import _InplaceStep
+    main, startup, loss, names, _ = linear_program()
+    scope = paddle.static.Scope()
+    exe = start(startup, scope, {names[0]: W, names[1]: B})
+    program = _dp(main, loss)
+    exe.run(program, feed={"x": X, "y": Y}, fetch_list=[loss], scope=scope)
+    assert not any(isinstance(s, _InplaceStep) for p in program._parts.plans.values() for s in p.steps)

@@ -21,7 +21,7 @@ import torch
 
 from ..framework.place import Place, to_torch_device
 from ..framework.program import GRAD_SUFFIX, OpRole, Program
-from .executor import Executor, Plan, as_feed_tensor, fetch_names_of, raise_missing, refresh_lr
+from .executor import Executor, Plan, as_feed_tensor, fetch_names_of, raise_missing, refresh_lr, run_in_scope
 from .scope import global_scope
 from .strategy import BuildStrategy, ExecutionStrategy
 
@@ -66,6 +66,67 @@ def _as_places(places, what):
     if not out:
         raise ValueError(f"{what}: places is empty")
     return out
+
+
+# enable_inplace: ops whose output may take the buffer of their input X when X dies at that op, and ops known
+# to write fresh (unaliased) tensors, the only producers whose outputs are safe to overwrite
+_INPLACE_UNARY = {"relu": torch.relu_, "sigmoid": torch.sigmoid_, "tanh": torch.tanh_, "exp": torch.exp_}
+_INPLACE_BINARY = {"elementwise_add": torch.Tensor.add_, "elementwise_sub": torch.Tensor.sub_,
+                   "elementwise_mul": torch.Tensor.mul_}
+_FRESH = {"mul", "matmul", "matmul_v2", "conv2d", *_INPLACE_UNARY, *_INPLACE_BINARY}
+
+
+class _InplaceStep:
+    """An op step writing its output into its dying input X (``BuildStrategy.enable_inplace``); falls back
+    to the op's kernel when X cannot hold the result (dtype, broadcasting)."""
+    __slots__ = ("step", "fn", "x", "y", "out", "axis", "reads", "writes")
+
+    def __init__(self, step, fn):
+        self.step, self.fn = step, fn
+        self.x = step.ins[0][1]
+        self.y = step.ins[1][1] if len(step.ins) > 1 else None
+        self.out = step.outs[0][1]
+        self.axis = step.attrs.get("axis", -1)
+        self.reads, self.writes = step.reads, step.writes
+
+    def __call__(self, env):
+        x = env[self.x]
+        if x.is_floating_point():
+            if self.y is None:
+                env[self.out] = self.fn(x)
+                return
+            y = env[self.y]
+            if (y.dtype == x.dtype and y.dim() <= x.dim() and self.axis in (-1, x.dim() - y.dim()) and
+                    torch.broadcast_shapes(x.shape, y.shape) == x.shape):
+                env[self.out] = self.fn(x, y)
+                return
+        self.step(env)
+
+
+def _apply_inplace(plan):
+    """Turn the steps of a plan without backward (autograd keeps what it saved) whose input X dies there into
+    in-place steps."""
+    if plan.has_backward:
+        return
+    produced_by, last_read = {}, {}
+    for k, step in enumerate(plan.steps):
+        for n in step.reads:
+            last_read[n] = k
+        for n in step.writes:
+            produced_by.setdefault(n, step)
+    keep = set(plan.fetch_names) | set(plan.write_back) | set(plan.from_scope) | set(plan.feed_names)
+    for k, step in enumerate(plan.steps):
+        op = getattr(step, "op", None)
+        fn = _INPLACE_UNARY.get(op.type) or _INPLACE_BINARY.get(op.type) if op is not None else None
+        if fn is None or not step.ins or step.ins[0][0] != 1 or step.outs[0][0] != 1:
+            continue
+        x = step.ins[0][1]
+        producer = produced_by.get(x)
+        if (x in keep or last_read.get(x) != k or producer is None or producer is step or
+                getattr(producer, "op", None) is None or producer.op.type not in _FRESH or
+                (len(step.ins) > 1 and step.ins[1][1] == x)):
+            continue
+        plan.steps[k] = _InplaceStep(step, fn)
 
 
 class _Parts:
@@ -113,13 +174,15 @@ class _Parts:
             self.update_writes = {n for op in self.update.global_block().ops for n in op.output_arg_names}
         self.plans = {}
 
-    def plan(self, program, feed_names, fetch_names, memory_optimize):
+    def plan(self, program, feed_names, fetch_names, strategy):
         key = (program is self.update, feed_names, fetch_names)
         plan = self.plans.get(key)
         if plan is None:
             plan = self.plans[key] = Plan(program, feed_names, fetch_names)
-            if memory_optimize is False:
+            if strategy.memory_optimize is False:
                 plan.frees = {}
+            if strategy.enable_inplace:
+                _apply_inplace(plan)
         return plan
 
 
@@ -322,11 +385,11 @@ class CompiledProgram:
     def _run_replicas(self, parts, feeds, fetch_names):
         program, scope0 = parts.replica, self._scope
         refresh_lr(self._program, scope0, self._devices[0])
-        memory_optimize = self._strategy.memory_optimize
+        strategy = self._strategy
 
         def run(k):
             feed = feeds[k]
-            plan = parts.plan(program, tuple(feed), fetch_names, memory_optimize)
+            plan = parts.plan(program, tuple(feed), fetch_names, strategy)
             scope, device = self._local_scopes[k], self._devices[k]
             env = dict(feed)
             block = program.global_block()
@@ -353,7 +416,7 @@ class CompiledProgram:
             # a persistable the replica part writes (batch-norm statistics, which kernels update in place)
             # becomes place k's own copy before any place runs
             scope = self._local_scopes[k]
-            plan = parts.plan(program, tuple(feeds[k]), fetch_names, memory_optimize)
+            plan = parts.plan(program, tuple(feeds[k]), fetch_names, strategy)
             for name in plan.write_back + [n for n in plan.from_scope if n in parts.private]:
                 held = scope._vars.get(name)
                 if held is None or held._value is None:
@@ -404,19 +467,8 @@ class CompiledProgram:
 
     def _run_update(self, parts, averaged):
         program, scope = parts.update, self._scope
-        plan = parts.plan(program, tuple(averaged), (), self._strategy.memory_optimize)
-        env = dict(averaged)
-        block = program.global_block()
-        for name in plan.from_scope:
-            value = scope._get(name)
-            if value is None:
-                raise_missing(block, name)
-            env[name] = value
-        plan.run(env)
-        for name in plan.write_back:
-            value = env.get(name)
-            if value is not None:
-                scope._set(name, value.detach() if value.requires_grad else value)
+        plan = parts.plan(program, tuple(averaged), (), self._strategy)
+        run_in_scope(plan, dict(averaged), scope)
 
     def _drop_local_exe_scopes(self):
         # temporaries live in each run's value dict and die with it; nothing of theirs stays in the scopes

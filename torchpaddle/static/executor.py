@@ -294,6 +294,21 @@ def raise_missing(block, name):
                        "program first (exe.run(paddle.static.default_startup_program()))")
 
 
+def run_in_scope(plan, env, scope):
+    """Run ``plan`` on ``env`` (the fed values) plus what it reads from ``scope``; write the persistables it
+    computed back to ``scope``."""
+    for name in plan.from_scope:
+        value = scope._get(name)
+        if value is None:
+            raise_missing(plan.program.global_block(), name)
+        env[name] = value
+    plan.run(env)
+    for name in plan.write_back:
+        value = env.get(name)
+        if value is not None:
+            scope._set(name, value.detach() if value.requires_grad else value)
+
+
 def as_feed_tensor(var, value, device, check=True):
     """A fed value (ndarray, list, scalar, Tensor, LoDTensor) -> torch tensor of ``var``'s dtype, with Paddle's
     feed checks on dtype and shape."""
@@ -381,16 +396,7 @@ class Executor:
                 raise ValueError(f"Executor.run: fed variable {name!r} is not in the program")
             env[name] = as_feed_tensor(var, value, device)
         refresh_lr(program, scope, device)
-        for name in plan.from_scope:
-            value = scope._get(name)
-            if value is None:
-                raise_missing(block, name)
-            env[name] = value
-        plan.run(env)
-        for name in plan.write_back:
-            value = env.get(name)
-            if value is not None:
-                scope._set(name, value.detach() if value.requires_grad else value)
+        run_in_scope(plan, env, scope)
         try:
             return [env[n] for n in fetch_names]
         except KeyError as e:

@@ -10,10 +10,13 @@ Every field Paddle has is accepted, type-checked as Paddle's pybind setters do, 
 - ``gradient_scale_strategy``: CoeffNumDevice averages the places' gradients (Paddle's default), One sums
   them, Customized sums them with the seed ``<loss>@GRAD`` fed by the user for each place.
 - ``num_trainers``/``trainer_id``: more than one trainer all-reduces the gradients over torch.distributed.
-- Accepted, no effect on this backend: ``enable_inplace`` (torch's kernels already return views for the
-  reshape-like ops Paddle's inplace pass targets; in-place rewriting of others would clobber tensors autograd
-  saved), the ``fuse_*``/``fused_*`` options, ``build_cinn_pass``, ``enable_auto_fusion`` (no kernel
-  fusion pass: plans run the registry's kernels one by one), ``sync_batch_norm``, ``debug_graphviz_path``,
+- ``enable_inplace`` (default True): in a plan without backward (inference, test programs), an activation
+  (relu, sigmoid, tanh, exp) or elementwise add/sub/mul whose input X dies at that op writes its result into
+  X's buffer. Plans with a backward keep their tensors (autograd saved them); reshape-like ops are views in
+  torch already.
+- Accepted, no effect on this backend: the ``fuse_*``/``fused_*`` options, ``build_cinn_pass``,
+  ``enable_auto_fusion`` (no kernel fusion pass: plans run the registry's kernels one by one; handing plans
+  to torch.compile is not done), ``sync_batch_norm``, ``debug_graphviz_path``,
   ``enable_sequential_execution``/``sequential_run`` (plans always run ops in program order),
   ``remove_unnecessary_lock`` and the NCCL/BKCL communicator options.
 """

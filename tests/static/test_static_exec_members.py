@@ -1,0 +1,71 @@
+"""The extra:static-exec inventory rows beyond CompiledProgram: Executor.run/close and the Program members
+Paddle 2.x documents, each checked for its behaviour."""
+import numpy as np
+import pytest
+
+import torchpaddle as paddle
+from tests.static.data_parallel_common import B, W, X, Y, linear_grads, linear_program, start, values_of
+
+
+def test_executor_run_and_close(static_mode):
+    main, startup, loss, names, _ = linear_program()
+    exe = start(startup, paddle.static.global_scope(), {names[0]: W, names[1]: B})
+    out, = exe.run(main, feed={"x": X, "y": Y}, fetch_list=[loss])
+    np.testing.assert_allclose(out, linear_grads(X, Y, W, B)[0], rtol=1e-5)
+    out, = exe.run(main, feed={"x": X, "y": Y}, fetch_list=[loss], return_numpy=False)
+    assert isinstance(out, paddle.Tensor)
+    exe.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        exe.run(main, feed={"x": X, "y": Y}, fetch_list=[loss])
+
+
+def test_program_blocks(static_mode):
+    main, _ = static_mode
+    assert main.num_blocks == 1 and main.global_block() is main.block(0) is main.current_block()
+    sub = main._create_block()
+    assert main.num_blocks == 2 and main.current_block() is sub is main.block(1)
+    assert sub.parent_idx == 0
+    main._rollback()
+    assert main.current_block() is main.global_block()
+
+
+def test_program_vars_parameters_and_text(static_mode):
+    main, startup, loss, names, _ = linear_program()
+    assert names == ["fc_0.w_0", "fc_0.b_0"]
+    assert [p.name for p in main.all_parameters()] == names
+    var_names = {v.name for v in main.list_vars()}
+    assert {"x", "y", loss.name, names[0] + "@GRAD"} <= var_names
+    text = main.to_string(True)
+    assert text == str(main)
+    for piece in ("mul", "elementwise_add", "reduce_mean", "optimizer_step", names[0]):
+        assert piece in text
+    assert "persistable" in main.to_string(True, with_details=True)
+
+
+def test_program_random_seed_clone_and_parse(static_mode):
+    main, startup, loss, names, test = linear_program(test_clone=True)
+    main.random_seed = 42
+    assert main.random_seed == 42 and main.clone().random_seed == 42
+    with pytest.raises(ValueError, match="random_seed must be an int"):
+        main.random_seed = "42"
+    assert not any(op.type.endswith("_grad") or op.type == "optimizer_step" for op in test.global_block().ops)
+    again = paddle.static.Program.parse_from_string(test.desc_bytes())
+    assert [op.type for op in again.global_block().ops] == [op.type for op in test.global_block().ops]
+
+
+def test_program_state_dict_round_trip(static_mode):
+    main, startup, loss, names, _ = linear_program(paddle.optimizer.Adam(0.1))
+    exe = start(startup, paddle.static.global_scope(), {names[0]: W, names[1]: B})
+    exe.run(main, feed={"x": X, "y": Y}, fetch_list=[loss])
+    params = main.state_dict("param")
+    assert sorted(params) == sorted(names)
+    opt = main.state_dict("opt")
+    assert opt and not set(opt) & set(names) and any("moment1" in k for k in opt)
+    saved = {k: v.numpy() for k, v in main.state_dict("all").items()}
+    exe.run(main, feed={"x": X, "y": Y}, fetch_list=[loss])
+    main.set_state_dict(saved)
+    now = values_of(paddle.static.global_scope(), list(saved))
+    for k in saved:
+        np.testing.assert_array_equal(now[k], saved[k])
+    with pytest.raises(ValueError, match="mode must be"):
+        main.state_dict("weights")
