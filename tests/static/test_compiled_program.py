@@ -380,3 +380,42 @@ def test_enable_inplace_leaves_training_plans_alone(static_mode):
     program = _dp(main, loss)
     exe.run(program, feed={"x": X, "y": Y}, fetch_list=[loss], scope=scope)
     assert not any(isinstance(s, _InplaceStep) for p in program._parts.plans.values() for s in p.steps)
+
+
+def test_lr_scheduler_refreshes_each_data_parallel_run(static_mode):
+    runs = []
+    for data_parallel in (False, True):
+        with paddle.utils.unique_name.guard():
+            scheduler = paddle.optimizer.lr.PiecewiseDecay([1, 2], [0.3, 0.1, 0.01])
+            main, startup, loss, names, _ = linear_program(paddle.optimizer.SGD(scheduler))
+        scope = paddle.static.Scope()
+        exe = start(startup, scope, {names[0]: W, names[1]: B})
+        program = _dp(main, loss) if data_parallel else main
+        for _ in range(4):
+            exe.run(program, feed={"x": X, "y": Y}, fetch_list=[loss], scope=scope)
+            scheduler.step()
+        runs.append(values_of(scope, names))
+    for n in runs[0]:
+        np.testing.assert_allclose(runs[1][n], runs[0][n], rtol=1e-5, atol=1e-6)
+    # and by hand for the first step: W - 0.3 * mean gradient
+    main, startup, loss, names, _ = linear_program(paddle.optimizer.SGD(
+        paddle.optimizer.lr.PiecewiseDecay([1], [0.3, 0.1])))
+    scope = paddle.static.Scope()
+    exe = start(startup, scope, {names[0]: W, names[1]: B})
+    exe.run(_dp(main, loss), feed={"x": X, "y": Y}, fetch_list=[loss], scope=scope)
+    gw = (linear_grads(X[:4], Y[:4], W, B)[1] + linear_grads(X[4:], Y[4:], W, B)[1]) / 2
+    np.testing.assert_allclose(values_of(scope, names)[names[0]], W - 0.3 * gw, rtol=1e-5, atol=1e-6)
+
+
+def test_share_vars_from_ignores_a_later_scope_argument(static_mode):
+    main, startup, loss, names, test = linear_program(test_clone=True)
+    scope = paddle.static.Scope()
+    exe = start(startup, scope, {names[0]: W, names[1]: B})
+    train = _dp(main, loss)
+    exe.run(train, feed={"x": X, "y": Y}, fetch_list=[loss], scope=scope)
+    evaluate = _dp(test, share_vars_from=train)
+    trained = values_of(scope, names)
+    for _ in range(2):   # the global scope holds no parameters: the train program's scope is used
+        out, = exe.run(evaluate, feed={"x": X, "y": Y}, fetch_list=[loss])
+    np.testing.assert_allclose(out[0], linear_grads(X[:4], Y[:4], trained[names[0]], trained[names[1]])[0],
+                               rtol=1e-5)

@@ -249,9 +249,13 @@ class CompiledProgram:
 
     def _compile(self, exe, scope):
         if self._compiled:
-            if scope is not self._scope:
+            if scope is not self._given_scope:
                 raise ValueError("CompiledProgram: cannot run a compiled program with a different scope")
+            if exe._device != self._exe_device:
+                raise ValueError(f"CompiledProgram: cannot run a program compiled for {self._exe_device} with "
+                                 f"an Executor on {exe._device} (a different place)")
             return
+        self._given_scope, self._exe_device = scope, exe._device
         strategy = self._strategy
         if self._exec_strategy is None:
             self._exec_strategy = ExecutionStrategy()
