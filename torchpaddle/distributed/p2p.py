@@ -24,7 +24,11 @@ def _peer(tensor, peer, arg, group, api):
 
 def send(tensor, dst=0, group=None, sync_op=True):
     """Send ``tensor`` to global rank ``dst``."""
-    g = _peer(tensor, dst, "dst", group, "send")
+    return _send(tensor, dst, group, sync_op, "send")
+
+
+def _send(tensor, dst, group, sync_op, api):
+    g = _peer(tensor, dst, "dst", group, api)
     if g is None:
         return None
     work = _dist.isend(tensor._t.detach().contiguous(), dst, group=g.process_group)
@@ -33,7 +37,11 @@ def send(tensor, dst=0, group=None, sync_op=True):
 
 def recv(tensor, src=0, group=None, sync_op=True):
     """Receive into ``tensor`` what global rank ``src`` sends."""
-    g = _peer(tensor, src, "src", group, "recv")
+    return _recv(tensor, src, group, sync_op, "recv")
+
+
+def _recv(tensor, src, group, sync_op, api):
+    g = _peer(tensor, src, "src", group, api)
     if g is None:
         return None
     buf, copy_back = _out(tensor)
@@ -42,14 +50,15 @@ def recv(tensor, src=0, group=None, sync_op=True):
 
 def isend(tensor, dst, group=None):
     """``send`` without waiting: returns the Task."""
-    return send(tensor, dst, group, sync_op=False)
+    return _send(tensor, dst, group, False, "isend")
 
 
 def irecv(tensor, src=None, group=None):
     """``recv`` without waiting: returns the Task."""
     if src is None:
+        _group._default_group("irecv")
         raise ValueError("irecv: src must be given (receiving from any rank is not supported)")
-    return recv(tensor, src, group, sync_op=False)
+    return _recv(tensor, src, group, False, "irecv")
 
 
 class P2POp:

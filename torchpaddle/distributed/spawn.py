@@ -9,7 +9,9 @@ import contextlib
 import importlib.machinery
 import multiprocessing
 import os
+import pickle
 import sys
+import time
 import warnings
 
 import torch
@@ -24,9 +26,31 @@ _OPTIONS = ("start_method", "ips", "gpus", "xpus", "print_config", "backend")
 _DEPRECATED = ("selected_devices", "started_port", "cluster_node_ips", "node_ip", "use_paddlecloud")
 
 
-def _run(index, func, args, envs):
+def _run(index, func, args, envs, failed_at):
     os.environ.update(envs[index])
-    func(*args)
+    try:
+        func(*args)
+    except Exception:
+        failed_at[index] = time.time()     # before this process's connections close and its peers fail
+        raise
+
+
+def _join(context, failed_at):
+    """torch's join, but naming the process that failed first (torch names the first it notices, often a
+    peer that failed because of it)."""
+    try:
+        while not context.join():
+            pass
+    except _mp.ProcessRaisedException as e:
+        times = [(t, i) for i, t in enumerate(failed_at) if t > 0]
+        root = min(times)[1] if times else e.error_index
+        path = context.error_files[root]
+        if root == e.error_index or not path or not os.path.exists(path):
+            raise
+        with open(path, "rb") as f:
+            trace = pickle.load(f)
+        raise _mp.ProcessRaisedException(f"\n\n-- Process {root} terminated with the following error:\n{trace}",
+                                         root, context.processes[root].pid) from e
 
 
 def _env(nprocs, backend, gpus):
@@ -100,10 +124,11 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
     envs = _env(nprocs, backend, gpus)
     if options.get("print_config"):
         print(f"spawn: {nprocs} processes, backend {backend}, endpoints {envs[0]['PADDLE_TRAINER_ENDPOINTS']}")
+    start_method = options.get("start_method", "spawn")
+    failed_at = multiprocessing.get_context(start_method).Array("d", nprocs)
     with _aliased_main():
-        context = _mp.start_processes(_run, args=(func, tuple(args), envs), nprocs=nprocs, join=False,
-                                      daemon=daemon, start_method=options.get("start_method", "spawn"))
+        context = _mp.start_processes(_run, args=(func, tuple(args), envs, failed_at), nprocs=nprocs, join=False,
+                                      daemon=daemon, start_method=start_method)
     if join:
-        while not context.join():
-            pass
+        _join(context, failed_at)
     return context

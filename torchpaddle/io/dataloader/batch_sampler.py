@@ -75,7 +75,8 @@ class DistributedBatchSampler(BatchSampler):
     the last partial round is split evenly. ``shuffle`` permutes with ``RandomState(epoch)``; each pass over
     the sampler then advances the epoch (``set_epoch`` sets it), as in Paddle.
 
-    ``num_replicas``/``rank`` default to PADDLE_TRAINERS_NUM/PADDLE_TRAINER_ID (1 and 0 when unset).
+    ``num_replicas``/``rank`` default to PADDLE_TRAINERS_NUM/PADDLE_TRAINER_ID, else torch's WORLD_SIZE/RANK
+    (1 and 0 when unset), the variables paddle.distributed.ParallelEnv reads.
     """
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False, drop_last=False):
@@ -87,12 +88,12 @@ class DistributedBatchSampler(BatchSampler):
         _check(isinstance(drop_last, bool), f"DistributedBatchSampler: drop_last should be a boolean value, "
                                             f"got {drop_last!r}")
         if num_replicas is None:
-            num_replicas = int(os.getenv("PADDLE_TRAINERS_NUM", "1"))
+            num_replicas = int(os.getenv("PADDLE_TRAINERS_NUM") or os.getenv("WORLD_SIZE") or "1")
         else:
             _check(_positive_int(num_replicas), f"DistributedBatchSampler: num_replicas should be a positive "
                                                 f"integer, got {num_replicas!r}")
         if rank is None:
-            rank = int(os.getenv("PADDLE_TRAINER_ID", "0"))
+            rank = int(os.getenv("PADDLE_TRAINER_ID") or os.getenv("RANK") or "0")
         else:
             _check(isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0,
                    f"DistributedBatchSampler: rank should be a non-negative integer, got {rank!r}")
