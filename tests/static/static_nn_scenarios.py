@@ -3,7 +3,8 @@ torchpaddle, then compared: parameter names and shapes, outputs with the same we
 scope), control flow results, a training run through a cond, and py_func.
 
 Each ``s_*`` function takes the paddle module and returns plain data. Run inside the reference virtualenv:
-``python -m tests.static.static_nn_scenarios OUT.pkl legacy|pir [NAMES...]``.
+``python -m tests.static.static_nn_scenarios OUT.pkl legacy|pir [NAMES...]``; ``OUT.pkl saved JOB.pkl`` runs a
+program saved here (see run_saved_program).
 """
 import os
 import pickle
@@ -225,7 +226,23 @@ def run_all(paddle, names=None):
         paddle.disable_static()
 
 
+def run_saved_program(paddle, job_path):
+    """Run a ProgramDesc saved by torchpaddle: the job pickle holds its bytes, a list of feeds and the fetch names."""
+    with open(job_path, "rb") as f:
+        job = pickle.load(f)
+    paddle.enable_static()
+    program = paddle.static.Program.parse_from_string(job["program"])
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    return [exe.run(program, feed=feed, fetch_list=job["fetch"]) for feed in job["feeds"]]
+
+
 if __name__ == "__main__":
+    if sys.argv[2] == "saved":   # OUT.pkl saved JOB.pkl
+        os.environ["FLAGS_enable_pir_api"] = "0"
+        import paddle as _paddle
+        with open(sys.argv[1], "wb") as f:
+            pickle.dump({"results": run_saved_program(_paddle, sys.argv[3])}, f)
+        sys.exit(0)
     pir = sys.argv[2] == "pir"
     os.environ["FLAGS_enable_pir_api"] = "1" if pir else "0"
     import paddle as _paddle
