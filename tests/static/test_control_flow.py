@@ -62,6 +62,47 @@ def test_training_through_cond_reduces_loss():
     assert losses[5] < losses[2]
 
 
+def test_nested_cond_and_while_loop(static_mode):
+    main, _ = static_mode
+    n = paddle.static.data("n", [1], "int64")
+
+    def body(i, total):   # adds k for even k, -1 for odd k
+        even = paddle.equal(i % 2, paddle.full([1], 0, "int64"))
+        return [i + 1, total + cond(even, lambda: paddle.cast(i, "float32"), lambda: paddle.full([1], -1.0))]
+
+    _, total = while_loop(lambda i, t: i < n, body, [paddle.full([1], 0, "int64"), paddle.full([1], 0.0)])
+    doubling = cond(n > 3, lambda: while_loop(lambda j: j < 10, lambda j: [j * 2], [paddle.full([1], 1, "int64")])[0],
+                    lambda: n)
+    for k in (0, 3, 6):
+        got_total, got_doubling = _run(main, {"n": np.array([k])}, [total, doubling])
+        assert got_total.tolist() == [sum(j if j % 2 == 0 else -1 for j in range(k))]
+        assert got_doubling.tolist() == [16 if k > 3 else k]
+
+
+def test_layers_built_inside_branches_train_only_when_taken(static_mode):
+    main, startup = static_mode
+    x = paddle.static.data("x", [-1, 3], "float32")
+    y = paddle.static.data("y", [-1, 1], "float32")
+    flag = paddle.static.data("flag", [1], "bool")
+    pred = cond(flag, lambda: paddle.static.nn.fc(x, 1, name="left"), lambda: paddle.static.nn.fc(x, 1, name="right"))
+    loss = paddle.mean((pred - y) ** 2)
+    paddle.optimizer.SGD(0.2).minimize(loss)
+    exe = paddle.static.Executor()
+    exe.run(startup)
+    scope = paddle.static.global_scope()
+
+    def value(name):
+        return np.array(scope.find_var(name).get_tensor()).copy()
+
+    right_before = value("right.w_0")
+    xv = X / 5.0
+    target = xv[:, :1] * 0.5 - 1.0
+    losses = [float(exe.run(main, feed={"x": xv, "y": target, "flag": np.array([True])}, fetch_list=[loss])[0])
+              for _ in range(20)]
+    assert losses[-1] < 0.5 * losses[0]
+    np.testing.assert_array_equal(value("right.w_0"), right_before)   # the branch not taken gets no update
+
+
 def test_gradient_through_cond_is_the_taken_branch(static_mode):
     main, _ = static_mode
     x = paddle.static.data("x", [-1, 3], "float32")
