@@ -53,3 +53,14 @@ def collect(procs, timeout):
 def check_ok(results):
     for rank, (code, out) in enumerate(results):
         assert code == 0, f"rank {rank} exited with {code}:\n{out[-4000:]}"
+
+
+def run_job(worker, n, tmp, timeout=150):
+    """Run ``workers/<worker>`` on ``n`` ranks; each pickles its results to ``tmp/rank{r}.pkl``; returns them."""
+    import pickle
+    check_ok(run_ranks([os.path.join(WORKERS, worker), os.path.join(tmp, "rank{}.pkl")], n, timeout=timeout))
+    out = []
+    for rank in range(n):
+        with open(os.path.join(tmp, f"rank{rank}.pkl"), "rb") as f:
+            out.append(pickle.load(f))
+    return out

@@ -1,13 +1,11 @@
 """Every collective on 2 and 4 real gloo ranks (loopback), sync and async, against NumPy."""
 import functools
-import os
-import pickle
 
 import numpy as np
 import pytest
 
 from _cases import OPS, data, rows, splits
-from _harness import WORKERS, check_ok, run_ranks
+from _harness import run_job
 
 pytestmark = pytest.mark.multiprocess
 MODES = ["sync", "async"]
@@ -17,13 +15,7 @@ _REDUCE = {"SUM": lambda a: np.sum(a, 0), "MAX": lambda a: np.max(a, 0), "MIN": 
 
 @functools.lru_cache(maxsize=None)
 def _job(n, tmp):
-    results = run_ranks([os.path.join(WORKERS, "collectives.py"), os.path.join(tmp, "rank{}.pkl")], n, timeout=150)
-    check_ok(results)
-    out = []
-    for rank in range(n):
-        with open(os.path.join(tmp, f"rank{rank}.pkl"), "rb") as f:
-            out.append(pickle.load(f))
-    return out
+    return run_job("collectives.py", n, tmp)
 
 
 @pytest.fixture(scope="module", params=[2, 4], ids=["2ranks", "4ranks"])

@@ -1,27 +1,19 @@
 """paddle.DataParallel and fleet on real gloo ranks equal single-process training on the whole batch."""
 import functools
-import os
-import pickle
 
 import numpy as np
 import pytest
 
 import torchpaddle as paddle
 from _dp_model import reference
-from _harness import WORKERS, check_ok, run_ranks
+from _harness import run_job
 
 pytestmark = pytest.mark.multiprocess
 
 
 @functools.lru_cache(maxsize=None)
 def _job(n, tmp):
-    check_ok(run_ranks([os.path.join(WORKERS, "data_parallel.py"), os.path.join(tmp, "rank{}.pkl")], n,
-                       timeout=150))
-    out = []
-    for rank in range(n):
-        with open(os.path.join(tmp, f"rank{rank}.pkl"), "rb") as f:
-            out.append(pickle.load(f))
-    return out
+    return run_job("data_parallel.py", n, tmp)
 
 
 @pytest.fixture(scope="module", params=[2, 4], ids=["2ranks", "4ranks"])

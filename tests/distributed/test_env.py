@@ -2,7 +2,6 @@
 error types observed in PaddlePaddle 3.3.1)."""
 import datetime
 import subprocess
-import warnings
 
 import numpy as np
 import pytest
@@ -105,8 +104,8 @@ BEFORE_INIT = [
     ("gather", lambda: dist.gather(T, [], 0)), ("reduce_scatter", lambda: dist.reduce_scatter(T, [T])),
     ("alltoall", lambda: dist.alltoall([], [T])), ("alltoall_single", lambda: dist.alltoall_single(T, T)),
     ("send", lambda: dist.send(T, 1)), ("recv", lambda: dist.recv(T, 1)), ("isend", lambda: dist.isend(T, 1)),
-    ("irecv", lambda: dist.irecv(T, 1)), ("barrier", lambda: dist.barrier()), ("new_group", lambda: dist.new_group([0])),
-    ("get_backend", lambda: dist.get_backend()), ("destroy_process_group", lambda: dist.destroy_process_group()),
+    ("irecv", lambda: dist.irecv(T, 1)), ("barrier", lambda: dist.barrier()),
+    ("new_group", lambda: dist.new_group([0])), ("get_backend", lambda: dist.get_backend()), ("destroy_process_group", lambda: dist.destroy_process_group()),
 ]
 
 

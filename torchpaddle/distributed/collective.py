@@ -433,11 +433,18 @@ def _check_object_list(value, arg, api):
     return value
 
 
+def _object_call(api, objects, arg, group, src=None):
+    """Checks shared by the object collectives: the group (None when this rank is not in it)."""
+    _check_object_list(objects, arg, api)
+    g = _group._resolve(group, api)
+    if g is not None and src is not None:
+        _check_peer(src, "src", g, api)
+    return g
+
+
 def all_gather_object(object_list, obj, group=None):
     """Append every rank's picklable ``obj`` to ``object_list``, in rank order."""
-    api = "all_gather_object"
-    _check_object_list(object_list, "object_list", api)
-    g = _group._resolve(group, api)
+    g = _object_call("all_gather_object", object_list, "object_list", group)
     if g is None:
         return
     out = [None] * g.nranks
@@ -447,12 +454,9 @@ def all_gather_object(object_list, obj, group=None):
 
 def broadcast_object_list(object_list, src, group=None):
     """Replace the items of ``object_list`` with those of global rank ``src``'s list (same length)."""
-    api = "broadcast_object_list"
-    _check_object_list(object_list, "object_list", api)
-    g = _group._resolve(group, api)
+    g = _object_call("broadcast_object_list", object_list, "object_list", group, src)
     if g is None:
         return
-    _check_peer(src, "src", g, api)
     _dist.broadcast_object_list(object_list, src=src, group=g.process_group)
 
 
@@ -460,11 +464,9 @@ def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None)
     """Global rank ``src`` sends ``in_object_list[i]`` to the group's i-th rank; ``out_object_list`` becomes
     ``[the object received]``."""
     api = "scatter_object_list"
-    _check_object_list(out_object_list, "out_object_list", api)
-    g = _group._resolve(group, api)
+    g = _object_call(api, out_object_list, "out_object_list", group, src)
     if g is None:
         return
-    _check_peer(src, "src", g, api)
     if _dist.get_rank() == src:
         _check_object_list(in_object_list, "in_object_list", api)
         if len(in_object_list) != g.nranks:

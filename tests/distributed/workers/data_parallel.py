@@ -2,8 +2,6 @@
 import pickle
 import sys
 
-import numpy as np
-
 import torchpaddle as paddle
 import torchpaddle.distributed as dist
 from torchpaddle.distributed import fleet
