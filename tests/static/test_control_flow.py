@@ -229,6 +229,8 @@ def test_bad_input(static_mode, call, error, match):
 def test_dygraph_bad_pred():
     with pytest.raises(ValueError, match="one element"):
         cond(paddle.to_tensor([True, False]), lambda: 1, lambda: 2)
+    with pytest.raises(AssertionError):   # what Paddle's dygraph cond raises
+        cond(paddle.to_tensor([True, False]), lambda: 1, lambda: 2)
     with pytest.raises(TypeError, match="bool"):
         cond(paddle.to_tensor([1.0]), lambda: 1, lambda: 2)
 

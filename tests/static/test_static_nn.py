@@ -188,6 +188,16 @@ def test_bad_input(static_mode, call, error):
         call(v)
 
 
+@pytest.mark.parametrize("call", [
+    lambda x: paddle.static.nn.fc(x, 2), lambda x: paddle.static.nn.conv2d(x, 2, 1),
+    lambda x: paddle.static.nn.batch_norm(x), lambda x: paddle.static.nn.embedding(x, [4, 2]),
+])
+def test_dygraph_is_refused(call):
+    """As in Paddle, the static.nn layers only build programs."""
+    with pytest.raises(AssertionError, match="enable_static"):
+        call(paddle.ones([2, 3, 4, 4]))
+
+
 @pytest.mark.multiprocess
 @pytest.mark.conformance
 def test_matches_real_paddle(ours):

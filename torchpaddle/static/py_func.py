@@ -125,7 +125,8 @@ def py_func(func, x, out, backward_func=None, skip_vars_in_backward_input=None):
     """Append a ``py_func`` op computing ``out`` (Variables the caller created, with their shapes and dtypes)
     from ``x`` by calling ``func`` when the program runs; returns ``out``."""
     if not _MODE.static:
-        raise RuntimeError("py_func: appends an op to a static Program; call paddle.enable_static() first")
+        # AssertionError, as Paddle
+        raise AssertionError("py_func() is only supported in static graph mode; call paddle.enable_static() first")
     if not callable(func):
         raise TypeError(f"py_func: func must be callable, got {type(func).__name__}")
     if backward_func is not None and not callable(backward_func):

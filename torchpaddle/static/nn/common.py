@@ -5,13 +5,22 @@ import math
 import numbers
 
 from ... import ops as _ops
+from ...framework.mode import STATE as _MODE
 from ...framework.tensor import Tensor
 from ...utils import unique_name
 
 __all__ = ["fc", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "embedding", "prelu",
-           "bilinear_tensor_product", "activate", "param", "layer_name"]
+           "bilinear_tensor_product", "activate", "param", "layer_name",
+           "static_only"]
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def static_only(api):
+    """Paddle's static.nn layers and py_func refuse dygraph mode (with an AssertionError, as Paddle)."""
+    if not _MODE.static:
+        raise AssertionError(f"{api}() is only supported in static graph mode; call paddle.enable_static() before "
+                             "this api to enter static graph mode")
 
 
 def activate(out, act, api):
@@ -52,6 +61,7 @@ def check_input(x, api, what="input", ranks=None):
 def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None, name=None):
     """``x`` (a Tensor or a list of them, each with its own weight ``fc_N.w_i``) flattened at
     ``num_flatten_dims``, times the weight, summed, plus the bias ``fc_N.b_0``, then ``activation``."""
+    static_only("fc")
     inputs = list(x) if isinstance(x, (list, tuple)) else [x]
     if not inputs:
         raise ValueError("fc: x must be a Tensor or a non-empty list of Tensors")
@@ -122,6 +132,7 @@ def _conv(nd, input, num_filters, filter_size, stride, padding, dilation, groups
     from ...nn import functional as F
     from ...nn.initializer import Normal
     api = f"conv{nd}d"
+    static_only(api)
     check_input(input, api, ranks=(nd + 2,))
     if isinstance(num_filters, bool) or not isinstance(num_filters, numbers.Integral) or num_filters <= 0:
         raise ValueError(f"{api}: num_filters must be a positive int, got {num_filters!r}")
@@ -158,6 +169,7 @@ def _conv_transpose(nd, input, num_filters, output_size, filter_size, padding, s
                     param_attr, bias_attr, act, name, data_format):
     from ...nn import functional as F
     api = f"conv{nd}d_transpose"
+    static_only(api)
     check_input(input, api, ranks=(nd + 2,))
     if isinstance(num_filters, bool) or not isinstance(num_filters, numbers.Integral) or num_filters <= 0:
         raise ValueError(f"{api}: num_filters must be a positive int, got {num_filters!r}")
@@ -222,6 +234,7 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     """Rows of the table ``embedding_N.w_0`` [size[0], size[1]] picked by the integer ids ``input``."""
     from ...nn import functional as F
     api = "embedding"
+    static_only(api)
     if not isinstance(input, Tensor):
         raise TypeError(f"{api}: input must be a Tensor (Variable), got {type(input).__name__}")
     if input.dtype.name not in ("int32", "int64", "uint8", "int16"):
@@ -240,6 +253,7 @@ def prelu(x, mode, param_attr=None, data_format="NCHW", name=None):
     a sample ('element'); alpha starts at 0.25."""
     from ...nn.initializer import Constant
     api = "prelu"
+    static_only(api)
     check_input(x, api, "x")
     if mode not in ("all", "channel", "element"):
         raise ValueError(f"{api}: mode must be 'all', 'channel' or 'element', got {mode!r}")
@@ -268,6 +282,7 @@ def prelu(x, mode, param_attr=None, data_format="NCHW", name=None):
 def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bias_attr=None):
     """out[:, k] = x W_k y^T + b_k with its own weight [size, M, N] and bias [1, size]."""
     api = "bilinear_tensor_product"
+    static_only(api)
     check_input(x, api, "x", ranks=(2,))
     check_input(y, api, "y", ranks=(2,))
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size <= 0:

@@ -68,6 +68,10 @@ def _same_structure(a, b, path="output"):
 
 
 # -- checks shared by both modes -------------------------------------------------------------------------------------
+class _NumelError(ValueError, AssertionError):
+    """A condition of more than one element: ValueError here, AssertionError in Paddle's dygraph cond."""
+
+
 def _check_pred(pred, api, what="pred"):
     if not isinstance(pred, Tensor):
         raise TypeError(f"{api}: {what} must be a bool Tensor (Variable) of one element, got {type(pred).__name__}")
@@ -75,7 +79,7 @@ def _check_pred(pred, api, what="pred"):
         raise TypeError(f"{api}: {what} must have dtype bool, got {pred.dtype.name}")
     shape = list(pred.shape)
     if all(d >= 0 for d in shape) and _numel(shape) != 1:
-        raise ValueError(f"{api}: {what} must hold exactly one element, got shape {shape}")
+        raise _NumelError(f"{api}: {what} must hold exactly one element, got shape {shape}")
 
 
 def _numel(shape):

@@ -6,7 +6,7 @@ from ... import ops as _ops
 from ...framework.mode import STATE as _MODE
 from ...framework.param_attr import ParamAttr
 from ...framework.tensor import Tensor
-from .common import activate, check_input, layer_name, param
+from .common import activate, check_input, layer_name, param, static_only
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "spectral_norm"]
 
@@ -32,6 +32,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     ``.w_2`` (persistable, not trainable), which the op's MeanOut/VarianceOut update in training."""
     from ...nn.initializer import Constant
     api = "batch_norm"
+    static_only(api)
     check_input(input, api)
     if len(input.shape) < 2:
         raise ValueError(f"{api}: input must be at least 2-D, got shape {list(input.shape)}")
@@ -63,6 +64,7 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05, 
     ``.b_0`` of their flattened size (when ``scale`` / ``shift``)."""
     from ...nn.initializer import Constant
     api = "layer_norm"
+    static_only(api)
     check_input(input, api)
     shape = list(input.shape)
     if not 0 < begin_norm_axis < len(shape):
@@ -86,6 +88,7 @@ def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, ac
     bias_attr is given (a ParamAttr); None means none."""
     from ...nn.initializer import Constant
     api = "group_norm"
+    static_only(api)
     check_input(input, api)
     if len(input.shape) < 2:
         raise ValueError(f"{api}: input must be at least 2-D, got shape {list(input.shape)}")
@@ -106,6 +109,7 @@ def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=No
     bias_attr are given."""
     from ...nn.initializer import Constant
     api = "instance_norm"
+    static_only(api)
     check_input(input, api)
     if not 2 <= len(input.shape) <= 5:
         raise ValueError(f"{api}: expected 2-D to 5-D input, got shape {list(input.shape)}")
@@ -124,6 +128,7 @@ def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
     vectors ``spectral_norm_N.w_0`` [h] and ``.w_1`` [w] (normal(0, 1), not trainable)."""
     from ...nn.initializer import Normal
     api = "spectral_norm"
+    static_only(api)
     if not isinstance(weight, Tensor):
         raise TypeError(f"{api}: weight must be a Tensor (Variable), got {type(weight).__name__}")
     if weight.dtype.name not in ("float32", "float64"):
