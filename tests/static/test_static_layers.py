@@ -140,3 +140,30 @@ def test_fill_constant_batch_size_like_op():
         ops.fill_constant_batch_size_like(ref, shape=[2, -1], value=0.0, input_dim_idx=2, output_dim_idx=1)
     with pytest.raises(ValueError, match="output_dim_idx"):
         ops.fill_constant_batch_size_like(ref, shape=[2, -1], value=0.0, input_dim_idx=0, output_dim_idx=5)
+
+
+def test_weight_norm_param_attr(static_mode):
+    """w = g * v / ||v|| (norm over every dim but ``dim``); g starts at ||v||, so w starts equal to v."""
+    main, startup = static_mode
+    x = paddle.static.data("x", [-1, 4], "float32")
+    layer = paddle.nn.Linear(4, 3, weight_attr=paddle.static.WeightNormParamAttr(dim=1))
+    loss = paddle.sum(layer(x))
+    paddle.static.append_backward(loss)
+    assert sorted(p.name for p in main.all_parameters()) == ["linear_0.b_0", "linear_0.w_0_g", "linear_0.w_0_v"]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    scope = paddle.static.global_scope()
+    v = np.array(scope.find_var("linear_0.w_0_v").get_tensor())
+    g = np.array(scope.find_var("linear_0.w_0_g").get_tensor())
+    np.testing.assert_allclose(g, np.linalg.norm(v, axis=0), rtol=1e-6)
+    X = np.random.RandomState(0).rand(5, 4).astype("float32")
+    out, g_grad = exe.run(main, feed={"x": X}, fetch_list=[loss, "linear_0.w_0_g@GRAD"])
+    np.testing.assert_allclose(out, (X @ v).sum(), rtol=1e-5)
+    np.testing.assert_allclose(g_grad, X.sum(0) @ (v / np.linalg.norm(v, axis=0)), rtol=1e-5)
+    with pytest.raises(ValueError, match="dim"):
+        paddle.nn.Linear(4, 3, weight_attr=paddle.static.WeightNormParamAttr(dim=2))
+
+
+def test_weight_norm_param_attr_is_static_only():
+    with pytest.raises(TypeError, match="static graph mode only"):
+        paddle.nn.Linear(4, 3, weight_attr=paddle.static.WeightNormParamAttr(dim=None))

@@ -1,6 +1,6 @@
 """ParamAttr: how a layer should create a parameter (name, initializer, learning rate, regularizer...)."""
 
-__all__ = ["ParamAttr"]
+__all__ = ["ParamAttr", "WeightNormParamAttr"]
 
 
 class ParamAttr:
@@ -56,3 +56,16 @@ class ParamAttr:
     def __repr__(self):
         return (f"ParamAttr(name={self.name!r}, learning_rate={self.learning_rate}, "
                 f"trainable={self.trainable}, need_clip={self.need_clip})")
+
+
+class WeightNormParamAttr(ParamAttr):
+    """A ParamAttr asking for weight normalization, ``w = g * v / ||v||`` with the norm over every dim but
+    ``dim`` (all of them when None). Static graph only, as in Paddle."""
+
+    def __init__(self, dim=None, name=None, initializer=None, learning_rate=1.0, regularizer=None, trainable=True,
+                 do_model_average=False, need_clip=True):
+        super().__init__(name=name, initializer=initializer, learning_rate=learning_rate, regularizer=regularizer,
+                         trainable=trainable, do_model_average=do_model_average, need_clip=need_clip)
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"WeightNormParamAttr: dim must be an int or None, got {type(dim).__name__}")
+        self.dim = dim

@@ -2,9 +2,9 @@
 import numpy as np
 
 from ..framework import dtype as _dtype
-from ..framework.param_attr import ParamAttr
+from ..framework.param_attr import WeightNormParamAttr  # noqa: F401  (paddle.static.WeightNormParamAttr)
 from ..framework.place import CPUPlace, CUDAPlace, is_compiled_with_cuda
-from ..framework.program import Variable, default_main_program
+from ..framework.program import default_main_program
 from ..framework.tensor import Tensor
 
 __all__ = ["data", "InputSpec", "create_parameter", "WeightNormParamAttr", "cpu_places", "cuda_places"]
@@ -89,18 +89,6 @@ class InputSpec:
         return hash((self.shape, self.dtype.name, self.name, self.stop_gradient))
 
 
-class WeightNormParamAttr(ParamAttr):
-    """A ParamAttr asking for weight normalization over ``dim`` (static fc/conv)."""
-
-    def __init__(self, dim=None, name=None, initializer=None, learning_rate=1.0, regularizer=None, trainable=True,
-                 do_model_average=False, need_clip=True):
-        super().__init__(name=name, initializer=initializer, learning_rate=learning_rate, regularizer=regularizer,
-                         trainable=trainable, do_model_average=do_model_average, need_clip=need_clip)
-        if dim is not None and not isinstance(dim, int):
-            raise TypeError(f"WeightNormParamAttr: dim must be an int or None, got {type(dim).__name__}")
-        self.dim = dim
-
-
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
     """A Parameter of the main program, initialized in the startup program (also works in dygraph)."""
     from ..nn.layer.layers import create_parameter_for
@@ -126,7 +114,3 @@ def cuda_places(device_ids=None):
     elif isinstance(device_ids, int):
         device_ids = [device_ids]
     return [CUDAPlace(i) for i in device_ids]
-
-
-def _is_variable(x):
-    return isinstance(x, Variable)

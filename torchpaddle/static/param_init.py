@@ -100,3 +100,33 @@ def create_static_parameter(shape, dtype, name, initializer, trainable=True, **a
     startup.create_parameter(shape, dtype, name=name, trainable=trainable, **attrs)
     append_init_op(initializer, name, shape, dtype, startup)
     return param
+
+
+def create_weight_normed_parameter(shape, dtype, name, initializer, dim, **attrs):
+    """WeightNormParamAttr: parameters ``<name>_g`` and ``<name>_v``, and ops computing ``g * v / ||v||`` (the
+    norm over every dim but ``dim``); ``g`` starts as the norm of ``v``'s initial value, as in Paddle."""
+    from .. import tensor as _pt
+    from ..framework.program import program_guard
+    from ..nn.initializer import Constant
+    rank = len(shape)
+    if dim is not None and not -rank <= dim < rank:
+        raise ValueError(f"WeightNormParamAttr: dim={dim} is out of range for a parameter of shape {shape}")
+    dim = None if dim is None else dim % rank
+    g_shape = [1] if dim is None else [shape[dim]]
+    v = create_static_parameter(shape, dtype, name + "_v", initializer, **attrs)
+    g = create_static_parameter(g_shape, dtype, name + "_g", Constant(1.0), **attrs)
+
+    def norm(x):
+        axes = [a for a in range(rank) if a != dim]
+        n = _pt.sqrt(_pt.sum(_pt.square(x), axis=axes, keepdim=True))
+        return _pt.reshape(n, g_shape)
+
+    startup = default_startup_program()
+    with program_guard(startup):
+        sv = startup.global_block().var(v.name)
+        g_init = norm(sv)
+    startup.global_block().append_op("assign", {"X": [g_init.name]}, {"Out": [g.name]})
+
+    def broadcast(x):
+        return x if dim is None else _pt.reshape(x, [shape[dim] if a == dim else 1 for a in range(rank)])
+    return broadcast(g) * (v / broadcast(norm(v)))

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from ...framework import dtype as _dtype
-from ...framework.param_attr import ParamAttr
+from ...framework.param_attr import ParamAttr, WeightNormParamAttr
 from ...framework.mode import STATE as _MODE
 from ...framework.parameter import Parameter
 from ...framework.program import StaticParameter
@@ -88,6 +88,12 @@ def create_parameter_for(shape, dtype, name, attr, is_bias, default_initializer,
                                     "create_parameter")
     attrs = dict(trainable=attr.trainable, optimize_attr={"learning_rate": attr.learning_rate},
                  regularizer=attr.regularizer, do_model_average=attr.do_model_average, need_clip=attr.need_clip)
+    if isinstance(attr, WeightNormParamAttr):
+        if not _MODE.static:
+            raise TypeError(f"{who}: WeightNormParamAttr works in static graph mode only; in dygraph use "
+                            "paddle.nn.utils.weight_norm(layer)")
+        from ...static.param_init import create_weight_normed_parameter
+        return create_weight_normed_parameter(shape, dtype, name, initializer, attr.dim, **attrs)
     if _MODE.static:
         from ...static.param_init import create_static_parameter
         return create_static_parameter(shape, dtype, name, initializer, **attrs)
