@@ -203,11 +203,25 @@ def s_py_func(paddle):
     return exe.run(main, feed={"x": xv}, fetch_list=[out, cnt, grad])
 
 
+def s_static_pylayer(paddle):
+    """A custom gradient (the doc example's 2 * exp(dy)), and one reading the forward input (cube: 3 x^2 dy)."""
+    main, startup = _fresh(paddle)
+    with paddle.utils.unique_name.guard(), paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 3], "float32")
+        x.stop_gradient = False
+        y = paddle.static.nn.static_pylayer(lambda t: paddle.exp(t), [x], lambda dy: 2 * paddle.exp(dy))
+        cube = paddle.static.nn.static_pylayer(lambda t: t * t * t, [x], lambda dy: dy * 3.0 * x * x)
+        # one gradients call: the sum of both custom gradients
+        grad = paddle.static.gradients([y, paddle.mean(cube)], [x])[0]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    return exe.run(main, feed={"x": VEC[:, :3].copy()}, fetch_list=[y, cube, grad])
+
+
 SCENARIOS = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("s_")}
-# NOTE: Paddle 3.3.1's legacy (ProgramDesc) cond/case/switch_case fail while building (logical_not and reductions
+# NOTE: Paddle 3.3.1's legacy (ProgramDesc) cond/case/switch_case/static_pylayer fail while building (logical_not and reductions
 # only accept PIR values there), so the control-flow scenarios' reference runs in its default PIR mode; they use
 # only API-level results (fetched values), which both modes share.
-PIR_SCENARIOS = ("cond_values", "while_loop", "case_switch", "train_through_cond")
+PIR_SCENARIOS = ("cond_values", "while_loop", "case_switch", "train_through_cond", "static_pylayer")
 
 
 def run_all(paddle, names=None):

@@ -175,6 +175,37 @@ def test_while_loop_gradient_is_refused_clearly(static_mode):
         _run(main, {"x": np.ones([1], "float32")}, [y])
 
 
+def test_static_pylayer_custom_gradients():
+    y, cube, grad = scenarios.run_all(paddle, ["static_pylayer"])["static_pylayer"]
+    xv = scenarios.VEC[:, :3]
+    np.testing.assert_allclose(y, np.exp(xv), rtol=1e-6)
+    np.testing.assert_allclose(cube, xv ** 3, rtol=1e-5)
+    # 2 * exp(dy) with dy = 1, plus 3 x^2 dy with dy = 1 / 12 (the mean): the backward_fns, not exp's derivative
+    np.testing.assert_allclose(grad, 2 * np.e + 3 * xv ** 2 / xv.size, rtol=1e-5)
+
+
+def test_static_pylayer_without_backward_and_bad_input(static_mode):
+    main, _ = static_mode
+    x = paddle.static.data("x", [-1, 3], "float32")
+    out = paddle.static.nn.static_pylayer(lambda t: (t + 1.0, t * 2.0), [x])
+    assert isinstance(out, tuple) and len(out) == 2
+    got = _run(main, {"x": X}, list(out))
+    np.testing.assert_allclose(got[0], X + 1)
+    np.testing.assert_allclose(got[1], X * 2)
+    with pytest.raises(TypeError, match="forward_fn"):
+        paddle.static.nn.static_pylayer(3, [x])
+    with pytest.raises(TypeError, match="inputs"):
+        paddle.static.nn.static_pylayer(lambda t: t, x)
+    with pytest.raises(ValueError, match="1 input"):
+        paddle.static.nn.static_pylayer(lambda t: t * 2.0, [x], lambda dy: (dy, dy))
+    paddle.disable_static()
+    try:
+        with pytest.raises(AssertionError, match="static graph"):
+            paddle.static.nn.static_pylayer(lambda t: t, [paddle.ones([2])])
+    finally:
+        paddle.enable_static()
+
+
 # -- dygraph ---------------------------------------------------------------------------------------------------------
 def test_dygraph_control_flow():
     x = paddle.to_tensor(X)

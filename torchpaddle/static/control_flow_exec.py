@@ -1,4 +1,4 @@
-"""The executor's steps for ops that hold a sub-block (``conditional_block``, ``while``).
+"""The executor's steps for ops that hold a sub-block (``conditional_block``, ``while``, ``pylayer``).
 
 A step runs the sub-block's ops on the run's own name -> tensor dict (variable names are unique in a Program,
 so the sub-block's variables cannot clash with the parent's), then drops the sub-block's temporaries. The
@@ -76,7 +76,55 @@ class _WhileStep(_SubBlockStep):
             self._run_block(env)
 
 
-_STEPS = {"conditional_block": _ConditionalBlockStep, "while": _WhileStep}
+class _PyLayerStep(_SubBlockStep):
+    """static_pylayer: the forward block; with a backward block, inside an autograd.Function whose backward runs
+    that block on the outputs' gradients."""
+
+    def __init__(self, op, make_step):
+        super().__init__(op, make_step, ("Ins",), ("Outs",))
+        self.inputs = op.input("Ins")[:op.attrs.get("num_inputs", 0)]
+        self.outs = list(op.attrs.get("forward_outs", ()))
+        index = op.attrs.get("backward_block_idx", -1)
+        self.backward = None
+        if index >= 0:
+            block = op.block.program.blocks[index]
+            self.backward = [make_step(o) for o in block.ops]
+            produced = set(block.vars)
+            # outer values the backward block reads: kept from the forward, the plan may free them before backward
+            self.backward_reads = sorted({n for s in self.backward for n in s.reads if n not in produced} -
+                                         set(op.attrs["backward_douts"]))
+            self.douts = list(op.attrs["backward_douts"])
+            self.grads = list(op.attrs["backward_grads"])
+
+    def __call__(self, env):
+        import torch
+        if self.backward is None or not torch.is_grad_enabled():
+            self._run_block(env)
+            return
+        step = self
+
+        class _Fn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, *values):
+                ctx.kept = {n: env[n] for n in step.backward_reads if n in env}
+                step._run_block(env)
+                return tuple(env[n] for n in step.outs)
+
+            @staticmethod
+            def backward(ctx, *grads):
+                local = dict(ctx.kept)
+                local.update(zip(step.douts, grads))
+                with torch.no_grad():
+                    for s in step.backward:
+                        s(local)
+                return tuple(None if not g else local[g] for g in step.grads)
+
+        results = _Fn.apply(*[env[n] for n in self.inputs])
+        for n, value in zip(self.outs, results):
+            env[n] = value
+
+
+_STEPS = {"conditional_block": _ConditionalBlockStep, "while": _WhileStep, "pylayer": _PyLayerStep}
 
 
 def control_flow_step(op, make_step):
