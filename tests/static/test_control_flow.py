@@ -164,15 +164,49 @@ def test_program_clone_print_and_desc_round_trip(static_mode):
         assert got_n.tolist() == [4]
 
 
-def test_while_loop_gradient_is_refused_clearly(static_mode):
-    main, _ = static_mode
-    x = paddle.static.data("x", [1], "float32")
-    x.stop_gradient = False
-    i = paddle.full([1], 0, "int64")
-    _, y = while_loop(lambda i, v: i < 3, lambda i, v: [i + 1, v * 2.0], [i, x])
-    paddle.static.gradients([paddle.mean(y)], [x])
-    with pytest.raises(NotImplementedError, match="while_loop"):
-        _run(main, {"x": np.ones([1], "float32")}, [y])
+def test_gradients_through_while_loop(static_mode):
+    """h <- tanh(h W + x) three times from a fed h0: gradients for W (read by the loop), x and the fed h0 (the loop
+    starts from a copy of it), vs the unrolled NumPy derivative by finite differences of the same recurrence."""
+    main, startup = static_mode
+    rng = np.random.RandomState(0)
+    xv, wv, hv = (rng.uniform(-1, 1, s).astype("float64") for s in ((4, 3), (3, 3), (4, 3)))
+    x = paddle.static.data("x", [-1, 3], "float64")
+    h0 = paddle.static.data("h0", [-1, 3], "float64")
+    x.stop_gradient = h0.stop_gradient = False
+    w = paddle.static.create_parameter([3, 3], "float64", name="w")
+    _, h = while_loop(lambda i, h: i < 3, lambda i, h: [i + 1, paddle.tanh(paddle.matmul(h, w) + x)],
+                      [paddle.full([1], 0, "int64"), h0])
+    loss = paddle.mean(h * h)
+    grads = paddle.static.gradients([loss], [w, x, h0])
+    exe = paddle.static.Executor()
+    exe.run(startup)
+    paddle.static.global_scope().var("w").get_tensor().set(wv)
+    got = exe.run(main, feed={"x": xv, "h0": hv}, fetch_list=[loss] + grads)
+
+    def numpy_loss(w_, x_, h_):
+        for _ in range(3):
+            h_ = np.tanh(h_ @ w_ + x_)
+        return (h_ * h_).mean()
+
+    np.testing.assert_allclose(got[0], numpy_loss(wv, xv, hv))
+    for k, (arr, g) in enumerate(zip((wv, xv, hv), got[1:])):
+        numeric = np.zeros_like(arr)
+        for idx in np.ndindex(arr.shape):
+            plus, minus = [a.copy() for a in (wv, xv, hv)], [a.copy() for a in (wv, xv, hv)]
+            plus[k][idx] += 1e-6
+            minus[k][idx] -= 1e-6
+            numeric[idx] = (numpy_loss(*plus) - numpy_loss(*minus)) / 2e-6
+        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-8)
+
+
+def test_while_loop_over_a_parameter_refuses_its_gradient(static_mode):
+    main, startup = static_mode
+    w = paddle.static.create_parameter([1], "float32", name="w")
+    _, y = while_loop(lambda i, v: i < 3, lambda i, v: [i + 1, v * 2.0], [paddle.full([1], 0, "int64"), w])
+    paddle.static.append_backward(paddle.mean(y))
+    paddle.static.Executor().run(startup)
+    with pytest.raises(NotImplementedError, match="while_loop variable"):
+        _run(main, {}, [y])
 
 
 def test_static_pylayer_custom_gradients():

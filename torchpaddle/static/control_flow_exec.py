@@ -8,16 +8,32 @@ executed branch of a ``cond`` and its grad ops get gradients through it.
 
 __all__ = ["control_flow_step", "check_grad_ops"]
 
-# grad ops whose forward rewrote its inputs in place (loop variables): autograd from the end values would be wrong
-_UNSUPPORTED_GRADS = {"while_grad": "paddle.static.nn.while_loop"}
-
-
 def check_grad_ops(ops):
+    """Refuse a gradient autograd cannot give. A ``while`` op rewrites its loop variables in place, so autograd
+    (which records every iteration) gives gradients to everything the loop's first iteration depends on, except
+    the gradient with respect to a loop variable itself: that name holds the final value. It matters when the loop
+    variable is a leaf (fed, or a parameter): its gradient would be wrong, so it is refused."""
     for op in ops:
-        api = _UNSUPPORTED_GRADS.get(op.type)
-        if api is not None:
-            raise NotImplementedError(f"Executor: gradients through {api} ({op.type}) are not supported by "
-                                      "torchpaddle; compute the loop without gradients (stop_gradient) or unroll it")
+        if op.type != "while_grad":
+            continue
+        block = op.block
+        forward = next((o for o in block.ops if o.type == "while" and
+                        o.attrs.get("sub_block") is op.attrs.get("sub_block")), None)
+        if forward is None:
+            continue
+        written_before = set()
+        for o in block.ops:
+            if o is forward:
+                break
+            written_before.update(o.output_arg_names)
+        carried = set(forward.input("X")) & set(forward.output("Out"))
+        for name in op.output("X@GRAD"):
+            var = name[:-len("@GRAD")]
+            if var in carried and var not in written_before:
+                raise NotImplementedError(
+                    f"Executor: the gradient with respect to {var!r}, a while_loop variable that the loop rewrites "
+                    "in place, is not supported by torchpaddle; start the loop from a copy (paddle.assign(x)) or "
+                    "give it stop_gradient=True")
 
 
 class _SubBlockStep:

@@ -8,9 +8,11 @@ sub-blocks, as Paddle's legacy (ProgramDesc) builder does:
   picking the branch's copy by ``cast(pred, int32)``.
 - ``while_loop``: ``cond(*loop_vars)`` outside, then a ``while`` op whose block runs ``body``, assigns the new
   values onto the loop variables and recomputes the condition onto the first one.
-The executor runs these ops with torchpaddle/static/control_flow_exec.py. Gradients: through ``cond`` (and so
-``case``/``switch_case``) the executed branch's ops are recorded by autograd in the forward; ``while_loop``
-gradients are not supported (the executor says so when a program asks for them).
+The executor runs these ops with torchpaddle/static/control_flow_exec.py. Gradients: the executed branch's ops
+(``cond``, ``case``, ``switch_case``) and every iteration of a ``while_loop`` are recorded by autograd in the
+forward, so parameters and other inputs get their gradients. NOTE: a loop variable's own ``@GRAD`` is taken with
+respect to its final value (the loop rewrites it in place); the executor refuses it for a loop variable that is a
+fed value or a parameter, where it would be used as the gradient of the value before the loop.
 """
 from ... import ops as _ops
 from ...framework.mode import STATE as _MODE
@@ -227,6 +229,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
             values = outputs_of(body(*values))
             now = bool(cond(*values).item())
         return values
+    # a fed loop variable is copied first: the loop rewrites its variables in place, and the fed one keeps its value
+    loop_vars = _pack(loop_vars, iter([_ops.assign(v) if v.is_data else v for v in _flatten(loop_vars)]))
     program = default_main_program()
     block = program._create_block()
     try:
@@ -239,6 +243,9 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
                                  f"{old.dtype.name}")
             if new is not old:
                 block.append_op("assign", {"X": [new.name]}, {"Out": [old.name]})
+                if not new.stop_gradient and not old.persistable:
+                    # after the loop the variable depends on what the body computed it from
+                    old.stop_gradient = False
         now_cond = cond(*result)
         _check_pred(now_cond, api, "the variable returned by cond")
         block.append_op("assign", {"X": [now_cond.name]}, {"Out": [pre_cond.name]})
