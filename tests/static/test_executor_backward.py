@@ -128,8 +128,21 @@ def test_training_loop_reduces_loss_and_updates_scope(static_mode):
     paddle.optimizer.SGD(0.1).minimize(loss)
     exe = _exe()
     exe.run(startup)
+    paddle.static.global_scope().var("linear_0.w_0").get_tensor().set(np.full([4, 1], 0.1, "float32"))
     rng = np.random.RandomState(0)
     X = rng.rand(32, 4).astype("float32")
     Y = X @ np.array([[1.0], [-2.0], [0.5], [3.0]], "float32")
     losses = [exe.run(main, feed={"x": X, "y": Y}, fetch_list=[loss])[0].item() for _ in range(50)]
     assert losses[-1] < losses[0] * 0.2
+
+
+def test_two_backward_passes_keep_their_own_gradients(static_mode):
+    x = paddle.static.data("x", [3], "float64")
+    x.stop_gradient = False
+    g1, = paddle.static.gradients([x * x], [x])
+    g2, = paddle.static.gradients([x * 3.0], [x])
+    assert (g1.name, g2.name) == ("x@GRAD", "x@GRAD_1")
+    X = np.array([1.0, 2.0, 3.0])
+    a, b = _exe().run(feed={"x": X}, fetch_list=[g1, g2])
+    np.testing.assert_allclose(a, 2 * X)
+    np.testing.assert_allclose(b, [3.0, 3.0, 3.0])

@@ -62,6 +62,17 @@ def _path_ops(block, target_names, no_grad):
     return chosen
 
 
+def _new_grad_var(block, fwd):
+    """``<name>@GRAD`` for ``fwd``; a later backward of the same program numbers its own (``x@GRAD_1``), so that
+    each pass's gradients can be fetched."""
+    name = base = grad_var_name(fwd.name)
+    k = 0
+    while name in block.vars:
+        k += 1
+        name = f"{base}_{k}"
+    return block.create_var(name=name, shape=fwd.shape, dtype=fwd.dtype, stop_gradient=False)
+
+
 def _append_grad_ops(block, targets, target_grads, no_grad):
     """Seed each target's gradient and append the grad ops; returns {forward name: grad Variable}."""
     program = block.program
@@ -69,8 +80,8 @@ def _append_grad_ops(block, targets, target_grads, no_grad):
     grads = {}
     with _role_guard(program, OpRole.Backward):
         for target, given in zip(targets, target_grads):
-            gname = grad_var_name(target.name)
-            gvar = block.create_var(name=gname, shape=target.shape, dtype=target.dtype, stop_gradient=False)
+            gvar = _new_grad_var(block, target)
+            gname = gvar.name
             if given is None:
                 op = block.append_op("fill_constant", {}, {"Out": [gname]},
                                      {"shape": list(target.shape), "value": 1.0, "dtype": target.dtype.proto,
@@ -88,7 +99,7 @@ def _append_grad_ops(block, targets, target_grads, no_grad):
             inputs = {slot: list(names) for slot, names in op.inputs.items()}
             inputs.update({slot: list(names) for slot, names in op.outputs.items()})
             for slot, names in op.outputs.items():
-                have = [grad_var_name(n) for n in names if n in grads]
+                have = [grads[n].name for n in names if n in grads]
                 if have:
                     inputs[slot + GRAD_SUFFIX] = have
             outputs = {}
@@ -96,12 +107,10 @@ def _append_grad_ops(block, targets, target_grads, no_grad):
                 wanted = [n for n in names if n in ins]
                 if not wanted:
                     continue
-                outputs[slot + GRAD_SUFFIX] = [grad_var_name(n) for n in wanted]
                 for n in wanted:
                     if n not in grads:
-                        fwd = block._find_var_recursive(n)
-                        grads[n] = block.create_var(name=grad_var_name(n), shape=fwd.shape, dtype=fwd.dtype,
-                                                    stop_gradient=False)
+                        grads[n] = _new_grad_var(block, block._find_var_recursive(n))
+                outputs[slot + GRAD_SUFFIX] = [grads[n].name for n in wanted]
             attrs = {k: v for k, v in op.attrs.items() if k not in ("op_role", "op_callstack")}
             attrs["op_role"] = OpRole.Backward
             block.append_op(op.type + "_grad", inputs, outputs, attrs)

@@ -91,6 +91,11 @@ class _OpStep:
                     env[n] = each
 
 
+def _forward_name(grad_name):
+    """``x@GRAD`` (or a later pass's ``x@GRAD_1``) -> ``x``."""
+    return grad_name[:grad_name.rindex(GRAD_SUFFIX)]
+
+
 class _AutogradStep:
     """A run of grad ops: one ``torch.autograd.grad`` from the targets' seeds to every gradient they write."""
 
@@ -98,16 +103,16 @@ class _AutogradStep:
         self.ops = ops
         produced, seeds = [], []
         for op in ops:
-            for n in op.input_arg_names:
-                if n.endswith(GRAD_SUFFIX) and n not in produced and n not in seeds:
-                    seeds.append(n)
-            for n in op.output_arg_names:
-                if n.endswith(GRAD_SUFFIX) and n not in produced:
-                    produced.append(n)
+            for slot, names in op.inputs.items():
+                if slot.endswith(GRAD_SUFFIX):
+                    seeds.extend(n for n in names if n not in produced and n not in seeds)
+            for slot, names in op.outputs.items():
+                if slot.endswith(GRAD_SUFFIX):
+                    produced.extend(n for n in names if n not in produced)
         self.seeds = seeds
-        self.targets = [n[:-len(GRAD_SUFFIX)] for n in seeds]
+        self.targets = [_forward_name(n) for n in seeds]
         self.wanted = [n for n in produced if n not in seeds]
-        self.inputs = [n[:-len(GRAD_SUFFIX)] for n in self.wanted]
+        self.inputs = [_forward_name(n) for n in self.wanted]
         self.reads = self.targets + self.seeds + self.inputs
         self.writes = list(self.wanted)
         self.retain = False
@@ -163,7 +168,9 @@ class Plan:
         for s in grad_steps[:-1]:
             s.retain = True
         self.has_backward = bool(grad_steps)
-        self.first_backward = steps.index(grad_steps[0]) if grad_steps else len(steps)
+        # autograd records every step up to the last backward pass (a forward built after one backward pass
+        # feeds the next); the optimizer steps after it run without recording
+        self.recorded = steps.index(grad_steps[-1]) + 1 if grad_steps else 0
         self.steps = steps
 
         # what comes from the scope: read before any step writes it, and not fed
@@ -186,7 +193,9 @@ class Plan:
         self.make_leaf = {}
         self.detach = {}
         if self.has_backward:
-            for k, step in enumerate(steps[:self.first_backward]):
+            for k, step in enumerate(steps[:self.recorded]):
+                if isinstance(step, _AutogradStep):
+                    continue
                 leaves = [n for n in step.writes if n in wanted]
                 stops = [n for n in step.writes if _stops_gradient(block, n) and n not in wanted]
                 if leaves:
@@ -230,7 +239,7 @@ class Plan:
                 env[n] = t.detach().requires_grad_(True)
         make_leaf, detach = self.make_leaf, self.detach
         with torch.enable_grad():
-            for k in range(self.first_backward):
+            for k in range(self.recorded):
                 steps[k](env)
                 for n in make_leaf.get(k, ()):
                     t = env.get(n)
@@ -245,7 +254,7 @@ class Plan:
                     for n in dead:
                         env.pop(n, None)
         with torch.no_grad():
-            self.run_steps(env, self.first_backward)
+            self.run_steps(env, self.recorded)
 
 
 def _stops_gradient(block, name):

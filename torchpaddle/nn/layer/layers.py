@@ -84,8 +84,9 @@ def create_parameter_for(shape, dtype, name, attr, is_bias, default_initializer,
     if attr.name is not None:
         name = attr.name
     elif name is None:
-        name = unique_name.generate(f"{name_prefix}.{'b' if is_bias else 'w'}" if name_prefix else
-                                    "create_parameter")
+        # Paddle: a layer's <full_name>.w_N; static.create_parameter's own helper, create_parameter_N.w_0
+        prefix = name_prefix or unique_name.generate("create_parameter")
+        name = unique_name.generate(f"{prefix}.{'b' if is_bias else 'w'}")
     attrs = dict(trainable=attr.trainable, optimize_attr={"learning_rate": attr.learning_rate},
                  regularizer=attr.regularizer, do_model_average=attr.do_model_average, need_clip=attr.need_clip)
     if isinstance(attr, WeightNormParamAttr):
