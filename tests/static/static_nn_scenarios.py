@@ -14,6 +14,8 @@ import zlib
 
 import numpy as np
 
+from tests.static.static_scenarios import run_scenarios
+
 warnings.filterwarnings("ignore")
 
 _RNG = np.random.RandomState(3)
@@ -225,19 +227,7 @@ PIR_SCENARIOS = ("cond_values", "while_loop", "case_switch", "train_through_cond
 
 
 def run_all(paddle, names=None):
-    paddle.enable_static()
-    try:
-        results = {}
-        for name, fn in SCENARIOS.items():
-            if names is not None and name not in names:
-                continue
-            try:
-                results[name] = fn(paddle)
-            except Exception as e:  # noqa: BLE001 - recorded, compared by the test
-                results[name] = ("E", type(e).__name__, str(e)[:500])
-        return results
-    finally:
-        paddle.disable_static()
+    return run_scenarios(paddle, SCENARIOS, names)
 
 
 def run_saved_program(paddle, job_path):

@@ -168,11 +168,14 @@ def s_feed_errors(paddle):
 SCENARIOS = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("s_")}
 
 
-def run_all(paddle):
+def run_scenarios(paddle, scenarios, names=None):
+    """Each scenario's result (or ("E", type, message)) in static mode; dygraph again after."""
     paddle.enable_static()
     try:
         results = {}
-        for name, fn in SCENARIOS.items():
+        for name, fn in scenarios.items():
+            if names is not None and name not in names:
+                continue
             try:
                 results[name] = fn(paddle)
             except Exception as e:  # noqa: BLE001 - recorded, compared by the test
@@ -180,6 +183,10 @@ def run_all(paddle):
         return results
     finally:
         paddle.disable_static()
+
+
+def run_all(paddle):
+    return run_scenarios(paddle, SCENARIOS)
 
 
 if __name__ == "__main__":
