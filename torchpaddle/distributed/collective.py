@@ -1,5 +1,8 @@
 """Collectives on Tensors and picklable objects, over torch.distributed.
 
+On static Variables (paddle.enable_static()) all_reduce, broadcast and all_gather append Paddle's
+c_allreduce_*/c_broadcast/c_allgather ops to the program instead (see static_ops.py).
+
 Every collective writes into the caller's Tensor objects (their torch tensors are updated in place). With
 ``sync_op=False`` it returns a ``Task`` at once; ``task.wait()`` waits for it. Before the tensors move, the
 ranks compare what each passes (operation, dtype, shapes, split sizes) with one small all-gather, so a
@@ -12,8 +15,10 @@ import os
 import torch
 import torch.distributed as _dist
 
+from ..framework.program import Variable
 from ..framework.tensor import Tensor, wrap
 from . import group as _group
+from . import static_ops as _static
 
 __all__ = ["ReduceOp", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_object",
            "broadcast_object_list", "scatter", "scatter_object_list", "gather", "reduce_scatter", "alltoall",
@@ -198,6 +203,8 @@ def _agree(group, api, dtype, shape=None, send=None, recv=None):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
     """Reduce ``tensor`` over the group; every rank gets the result in ``tensor``."""
     api = "all_reduce"
+    if isinstance(tensor, Variable):   # static mode: append the op to the program (Paddle 2.x)
+        return _static.static_all_reduce(tensor, op, group, sync_op)
     g = _group._resolve(group, api)
     _check_tensor(tensor, "tensor", api)
     _check_op(op, api)
@@ -212,6 +219,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
 def broadcast(tensor, src, group=None, sync_op=True):
     """Copy global rank ``src``'s ``tensor`` into every rank's ``tensor``."""
     api = "broadcast"
+    if isinstance(tensor, Variable):
+        return _static.static_broadcast(tensor, src, group, sync_op)
     g = _group._resolve(group, api)
     _check_tensor(tensor, "tensor", api)
     if g is None:
@@ -247,6 +256,8 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     """Gather every rank's ``tensor``: into ``tensor_list`` (a list, filled when empty) or into one Tensor
     of shape ``[nranks * tensor.shape[0], ...]``."""
     api = "all_gather"
+    if isinstance(tensor, Variable):
+        return _static.static_all_gather(tensor_list, tensor, group, sync_op)
     g = _group._resolve(group, api)
     _check_tensor(tensor, "tensor", api)
     if g is None:
