@@ -12,5 +12,6 @@ from .collective import (ReduceOp, all_reduce, broadcast, reduce, all_gather, al
 from .p2p import send, recv, isend, irecv, P2POp, batch_isend_irecv  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from .spawn import spawn  # noqa: F401
+from .split import split  # noqa: F401
 from . import static_ops  # noqa: F401  (registers the collective op types)
 from . import fleet  # noqa: F401
