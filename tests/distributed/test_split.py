@@ -1,6 +1,5 @@
 """paddle.distributed.split on 2 real gloo ranks (dygraph, and static through the Executor): outputs and
 gradients of each rank's part against NumPy on the full weight; argument errors in one process."""
-import functools
 
 import numpy as np
 import pytest
@@ -13,14 +12,9 @@ from _split_cases import B_LIN, G, IDS, W_EMB, W_LIN, X, part_of
 N = 2
 
 
-@functools.lru_cache(maxsize=None)
-def _job(tmp):
-    return run_job("split.py", N, tmp, timeout=90)
-
-
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
-    return _job(str(tmp_path_factory.mktemp("split")))
+    return run_job("split.py", N, str(tmp_path_factory.mktemp("split")), timeout=90)
 
 
 def _expected(key, r):

@@ -1,6 +1,5 @@
 """Static graph across processes on real gloo ranks (loopback): programs holding c_allreduce_*/c_broadcast/
 c_allgather ops, and static data-parallel training on 2 ranks vs one process (harness and launch)."""
-import functools
 import os
 import subprocess
 import sys
@@ -17,14 +16,9 @@ EXAMPLE = os.path.join(ROOT, "examples", "static_data_parallel.py")
 N = 2
 
 
-@functools.lru_cache(maxsize=None)
-def _job(tmp):
-    return run_job("static_collectives.py", N, tmp, timeout=90)
-
-
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
-    return _job(str(tmp_path_factory.mktemp("static_coll")))
+    return run_job("static_collectives.py", N, str(tmp_path_factory.mktemp("static_coll")), timeout=90)
 
 
 def test_ops_appended_by_paddle_distributed(job):
@@ -141,3 +135,28 @@ def test_through_launch(single, tmp_path):
     assert code == 0, out
     assert "rank 0/2 epoch 3" in out
     _assert_same(_params(tmp_path / "dp"), single)
+
+
+@pytest.mark.conformance
+def test_slots_and_attributes_match_paddles_op_protos():
+    """The op types Paddle 3.3.1 still registers (it dropped c_allreduce_*/c_broadcast/c_allgather, whose
+    slots and attributes follow Paddle 2.x) have its slots and non-extra attributes here."""
+    import json
+    import paddle_ref
+    from torchpaddle.ops.registry import REGISTRY
+    if not paddle_ref.available():
+        pytest.skip("reference PaddlePaddle venv not found")
+    types = ["c_identity", "mp_allreduce_sum", "c_split", "c_concat", "c_embedding"]
+    common = ["op_role", "op_role_var", "op_namescope", "op_callstack", "op_device", "with_quant_attr"]
+    code = ("import json\nfrom paddle.base.framework import OpProtoHolder\nh = OpProtoHolder.instance()\n"
+            f"out = {{}}\nfor t in {types!r}:\n    p = h.get_op_proto(t)\n"
+            "    out[t] = [[i.name for i in p.inputs], [o.name for o in p.outputs],\n"
+            f"              sorted(a.name for a in p.attrs if not a.extra and a.name not in {common!r})]\n"
+            "print(json.dumps(out))")
+    done = subprocess.run([paddle_ref.PYTHON, "-c", code], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, FLAGS_enable_pir_api="0", GLOG_minloglevel="3"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    ref = json.loads(done.stdout.strip().splitlines()[-1])
+    for t in types:
+        d = REGISTRY[t]
+        assert [[s.name for s in d.inputs], [s.name for s in d.outputs], sorted(d.attrs)] == ref[t], t

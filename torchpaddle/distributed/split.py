@@ -79,7 +79,7 @@ def _embedding(x, size, part, parts, weight_attr, name):
         return F.embedding(x, weight)
     # ids outside this rank's rows [part * rows, (part + 1) * rows) look up zeros; the sum completes them
     out = _ops.c_embedding(weight, x, start_index=part * rows, vocab_size=size[0])
-    return _ops.mp_allreduce_sum(out, ring_id=0, use_calc_stream=True)
+    return _ops.mp_allreduce_sum(out, ring_id=0)
 
 
 def _row_linear(x, size, part, parts, gather_out, weight_attr, bias_attr, name):
@@ -89,12 +89,12 @@ def _row_linear(x, size, part, parts, gather_out, weight_attr, bias_attr, name):
     if parts == 1:
         return F.linear(x, linear.weight, linear.bias)
     if x.shape[-1] == size[0]:
-        x = _ops.c_split(x, ring_id=0, rank=part, nranks=parts, use_calc_stream=True, use_model_parallel=True)
+        x = _ops.c_split(x, ring_id=0, rank=part, nranks=parts, use_model_parallel=True)
     out = F.linear(x, linear.weight, None)
     if not gather_out:
         # NOTE: Paddle returns the partial product here, without the bias
         return out
-    out = _ops.mp_allreduce_sum(out, ring_id=0, use_calc_stream=True)
+    out = _ops.mp_allreduce_sum(out, ring_id=0)
     return out if linear.bias is None else out + linear.bias
 
 

@@ -95,14 +95,14 @@ def _c_allreduce_sum_grad(Out_grad, *, ring_id, use_calc_stream, use_model_paral
     return {"X": Out_grad if use_model_parallel else _reduced(Out_grad, "c_allreduce_sum_grad", ring_id)}
 
 
-@op("mp_allreduce_sum", inputs=["X"], outputs=["Out"], attrs={"ring_id": 0, "use_calc_stream": False})
-def mp_allreduce_sum(X, *, ring_id, use_calc_stream):
+@op("mp_allreduce_sum", inputs=["X"], outputs=["Out"], attrs={"ring_id": 0})
+def mp_allreduce_sum(X, *, ring_id):
     """Model-parallel all-reduce (sum): the forward sums the partial results, the backward is the identity."""
     return _reduced(X, "mp_allreduce_sum", ring_id)
 
 
 @mp_allreduce_sum.grad()
-def _mp_allreduce_sum_grad(Out_grad, *, ring_id, use_calc_stream):
+def _mp_allreduce_sum_grad(Out_grad, *, ring_id):
     return {"X": Out_grad}
 
 
@@ -156,21 +156,22 @@ def _c_allgather_grad(Out_grad, *, ring_id, nranks, use_calc_stream):
 
 
 # -- model parallel pieces (paddle.distributed.split) -----------------------------------------------------------------
-_MP_ATTRS = {"ring_id": 0, "rank": 0, "nranks": 1, "use_calc_stream": False, "use_model_parallel": True}
+# slots and attributes as Paddle 3.3.1's OpProtos (c_split has no use_calc_stream there)
+_MP_ATTRS = {"ring_id": 0, "rank": 0, "nranks": 1, "use_model_parallel": True}
 
 
 @op("c_split", inputs=["X"], outputs=["Out"], attrs=_MP_ATTRS)
-def c_split(X, *, ring_id, rank, nranks, use_calc_stream, use_model_parallel):
+def c_split(X, *, ring_id, rank, nranks, use_model_parallel):
     """This rank's part of X's last dimension, split evenly over nranks."""
     return _last_slice(X, "c_split", rank, nranks).clone()
 
 
 @c_split.grad()
-def _c_split_grad(Out_grad, *, ring_id, rank, nranks, use_calc_stream, use_model_parallel):
+def _c_split_grad(Out_grad, *, ring_id, rank, nranks, use_model_parallel):
     return {"X": torch.cat(_gathered(Out_grad, "c_split_grad", ring_id, nranks), dim=-1)}
 
 
-@op("c_concat", inputs=["X"], outputs=["Out"], attrs=_MP_ATTRS)
+@op("c_concat", inputs=["X"], outputs=["Out"], attrs=dict(_MP_ATTRS, use_calc_stream=False))
 def c_concat(X, *, ring_id, rank, nranks, use_calc_stream, use_model_parallel):
     """Every rank's X concatenated along the last dimension, in rank order."""
     _check_rank("c_concat", rank, nranks)
