@@ -27,7 +27,7 @@ def _is_grad_op(op):
 
 
 class _OpStep:
-    __slots__ = ("op", "kernel", "ins", "attrs", "outs", "reads", "writes", "grad_mode")
+    __slots__ = ("op", "kernel", "ins", "attrs", "outs", "reads", "writes")
 
     def __init__(self, op):
         d = REGISTRY.get(op.type)
