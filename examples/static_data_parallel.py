@@ -4,15 +4,17 @@
     python -m torchpaddle examples/static_data_parallel.py --batch_size 16          # one process
 Every step each rank trains on its --batch_size rows of a global batch of (ranks x --batch_size) rows; the
 ranks average their gradients, so N ranks with --batch_size B train exactly like one process with N*B.
-Two ways to average (--mode):
-  compiled   CompiledProgram(main).with_data_parallel(...) with BuildStrategy.num_trainers/trainer_id;
-  allreduce  the program all-reduces itself: a c_allreduce_sum and a scale op per gradient before the
-             optimizer, as fleet's collective mode writes it.
+Three ways to average (--mode):
+  compiled           CompiledProgram(main).with_data_parallel(...) with BuildStrategy.num_trainers/trainer_id;
+  parallel_executor  ParallelExecutor(..., num_trainers=N, trainer_id=rank);
+  allreduce          the program all-reduces itself: a c_allreduce_sum and a scale op per gradient before the
+                     optimizer, as fleet's collective mode writes it.
 Before training, a program of c_broadcast ops (paddle.distributed.broadcast on the parameters) gives every
 rank rank 0's initial parameters. Rank 0 saves them with paddle.static.save to --save when given. Exits 0
 when the last epoch's loss is below the first's.
 """
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -59,9 +61,27 @@ def broadcast_parameters(exe, main):
     exe.run(sync)
 
 
+def make_step(mode, exe, main_program, loss, nranks, rank):
+    """A function running one training step on a feed dict, averaging the gradients over the ranks."""
+    if nranks > 1 and mode == "compiled":
+        strategy = paddle.static.BuildStrategy()
+        strategy.num_trainers, strategy.trainer_id = nranks, rank
+        compiled = paddle.static.CompiledProgram(main_program).with_data_parallel(
+            loss_name=loss.name, build_strategy=strategy, places=paddle.static.cpu_places(1))
+        return lambda feed: exe.run(compiled, feed=feed, fetch_list=[loss])
+    if nranks > 1 and mode == "parallel_executor":
+        os.environ["CPU_NUM"] = "1"   # one place per trainer
+        pe = paddle.static.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main_program,
+                                            num_trainers=nranks, trainer_id=rank)
+        return lambda feed: pe.run(fetch_list=[loss.name], feed=feed)
+    if nranks > 1:
+        all_reduce_gradients(main_program, nranks)
+    return lambda feed: exe.run(main_program, feed=feed, fetch_list=[loss])
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", choices=["compiled", "allreduce"], default="compiled")
+    parser.add_argument("--mode", choices=["compiled", "parallel_executor", "allreduce"], default="compiled")
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--batch_size", type=int, default=8, help="per rank")
     parser.add_argument("--samples", type=int, default=128)
@@ -78,19 +98,12 @@ def main():
     rank = dist.get_rank()
     paddle.seed(2024 + rank)   # different initial values on purpose: the broadcast makes them equal
     main_program, startup, loss = build(args.features, args.hidden, args.lr)
-    program = main_program
-    if nranks > 1 and args.mode == "allreduce":
-        all_reduce_gradients(main_program, nranks)
-    elif nranks > 1:
-        strategy = paddle.static.BuildStrategy()
-        strategy.num_trainers, strategy.trainer_id = nranks, rank
-        program = paddle.static.CompiledProgram(main_program).with_data_parallel(
-            loss_name=loss.name, build_strategy=strategy, places=paddle.static.cpu_places(1))
-
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(startup)
     if nranks > 1:
         broadcast_parameters(exe, main_program)
+
+    step = make_step(args.mode, exe, main_program, loss, nranks, rank)
 
     rng = np.random.RandomState(7)
     xs = rng.standard_normal((args.samples, args.features)).astype("float32")
@@ -103,7 +116,7 @@ def main():
         losses = []
         for start in range(0, args.samples - step_rows + 1, step_rows):
             mine = order[start + rank * args.batch_size:start + (rank + 1) * args.batch_size]
-            out, = exe.run(program, feed={"x": xs[mine], "y": ys[mine]}, fetch_list=[loss])
+            out, = step({"x": xs[mine], "y": ys[mine]})
             losses.append(float(np.mean(out)))
         last = float(np.mean(losses))
         first = last if first is None else first

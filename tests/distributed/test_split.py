@@ -6,7 +6,7 @@ import pytest
 
 import torchpaddle as paddle
 import torchpaddle.distributed as dist
-from _harness import run_job
+from _exit_abort import run_job_retrying
 from _split_cases import B_LIN, G, IDS, W_EMB, W_LIN, X, part_of
 
 N = 2
@@ -14,7 +14,7 @@ N = 2
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
-    return run_job("split.py", N, str(tmp_path_factory.mktemp("split")), timeout=90)
+    return run_job_retrying("split.py", N, str(tmp_path_factory.mktemp("split")), timeout=90)
 
 
 def _expected(key, r):

@@ -9,7 +9,8 @@ import pytest
 
 import torchpaddle as paddle
 from _cases import data
-from _harness import ROOT, base_env, check_ok, collect, run_job, run_ranks
+from _exit_abort import aborted_at_exit, run_job_retrying, run_ranks_retrying
+from _harness import ROOT, base_env, collect
 
 pytestmark = pytest.mark.multiprocess
 EXAMPLE = os.path.join(ROOT, "examples", "static_data_parallel.py")
@@ -18,7 +19,7 @@ N = 2
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
-    return run_job("static_collectives.py", N, str(tmp_path_factory.mktemp("static_coll")), timeout=90)
+    return run_job_retrying("static_collectives.py", N, str(tmp_path_factory.mktemp("static_coll")), timeout=90)
 
 
 def test_ops_appended_by_paddle_distributed(job):
@@ -70,6 +71,7 @@ def test_errors(job):
         assert "AVG" in errors["avg"]
         assert "ring_id 77" in errors["ring"]
         assert "nranks=3" in errors["nranks"]
+        assert errors["reduce"].startswith("reduce: tensor is a static Variable")
 
 
 def test_collectives_need_no_group_to_build_a_program():
@@ -116,11 +118,10 @@ def _assert_same(got, expect):
                                    err_msg=key)
 
 
-@pytest.mark.parametrize("mode", ["compiled", "allreduce"])
+@pytest.mark.parametrize("mode", ["compiled", "parallel_executor", "allreduce"])
 def test_two_ranks_match_one_process(mode, single, tmp_path):
-    results = run_ranks(["-m", "torchpaddle", EXAMPLE, "--mode", mode, "--save", str(tmp_path / "dp")], N,
-                        timeout=90)
-    check_ok(results)
+    results = run_ranks_retrying(["-m", "torchpaddle", EXAMPLE, "--mode", mode, "--save", str(tmp_path / "dp")],
+                                 N, timeout=90)
     assert "rank 1/2 epoch 3" in results[1][1]
     # the ranks start from different seeds and see different rows: only the parameter broadcast and the
     # gradient all-reduce make their training equal to the single process's
@@ -128,10 +129,14 @@ def test_two_ranks_match_one_process(mode, single, tmp_path):
 
 
 def test_through_launch(single, tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "torchpaddle.distributed.launch", "--nproc_per_node", str(N),
-                             "--log_dir", "log", EXAMPLE, "--mode", "allreduce", "--save", str(tmp_path / "dp")],
-                            cwd=tmp_path, env=base_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    (code, out), = collect([proc], 120)
+    for attempt in range(2):
+        proc = subprocess.Popen([sys.executable, "-m", "torchpaddle.distributed.launch", "--nproc_per_node", str(N),
+                                 "--log_dir", f"log{attempt}", EXAMPLE, "--mode", "allreduce", "--save",
+                                 str(tmp_path / "dp")], cwd=tmp_path, env=base_env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        (code, out), = collect([proc], 120)
+        if code == 0 or attempt or not aborted_at_exit(out):   # see _exit_abort.py
+            break
     assert code == 0, out
     assert "rank 0/2 epoch 3" in out
     _assert_same(_params(tmp_path / "dp"), single)

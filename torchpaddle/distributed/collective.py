@@ -86,6 +86,9 @@ def _issue(works, finish, sync_op):
 # -- argument checks ----------------------------------------------------------------------------------------
 
 def _check_tensor(value, arg, api):
+    if isinstance(value, Variable):
+        raise TypeError(f"{api}: {arg} is a static Variable; in static mode only all_reduce, broadcast and "
+                        "all_gather append collective ops to the program")
     if not isinstance(value, Tensor):
         raise TypeError(f"{api}: {arg} must be a paddle.Tensor, got {type(value).__name__}")
     return value

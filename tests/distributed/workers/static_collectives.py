@@ -89,6 +89,11 @@ try:
     exe.run(bad, feed={"e": np.ones(2, "float32")}, fetch_list=[y])
 except ValueError as e:
     errors["nranks"] = str(e)
+with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+    try:
+        dist.reduce(paddle.static.data("e", [2], "float32"), dst=0)
+    except TypeError as e:
+        errors["reduce"] = str(e)
 res["errors"] = errors
 paddle.disable_static()
 dist.barrier()

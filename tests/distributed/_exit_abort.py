@@ -1,0 +1,37 @@
+"""A known defect, not of the code under test: a gloo job that ran static-mode programs sometimes aborts at
+interpreter exit ("terminate called without an active exception", SIGABRT) after all its work is done,
+even with destroy_process_group called (seen ~10-20% of runs, in the plain Executor without any collective op
+too; dygraph jobs do not). Until it is fixed, these helpers run such a job a second time when, and only when,
+that exact exit abort happened; any other failure fails at once."""
+from _harness import check_ok, run_job, run_ranks
+
+EXIT_ABORT = "terminate called without an active exception"
+
+
+def aborted_at_exit(output):
+    return EXIT_ABORT in output
+
+
+def _retry(run, outputs):
+    for attempt in range(2):
+        result = run()
+        if attempt == 0 and any(aborted_at_exit(o) for o in outputs(result)):
+            continue
+        return result
+
+
+def run_ranks_retrying(argv, n, timeout):
+    results = _retry(lambda: run_ranks(argv, n, timeout=timeout), lambda rs: [o or "" for _, o in rs])
+    check_ok(results)
+    return results
+
+
+def run_job_retrying(worker, n, tmp, timeout):
+    def run():
+        try:
+            return run_job(worker, n, tmp, timeout=timeout), ""
+        except AssertionError as e:   # check_ok's message holds the failing rank's output
+            return None, str(e)
+    result, error = _retry(run, lambda r: [r[1]])
+    assert result is not None, error
+    return result
