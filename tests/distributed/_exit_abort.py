@@ -1,8 +1,10 @@
-"""A known defect, not of the code under test: a gloo job that ran static-mode programs sometimes aborts at
-interpreter exit ("terminate called without an active exception", SIGABRT) after all its work is done,
-even with destroy_process_group called (seen ~10-20% of runs, in the plain Executor without any collective op
-too; dygraph jobs do not). Until it is fixed, these helpers run such a job a second time when, and only when,
-that exact exit abort happened; any other failure fails at once."""
+"""A known, not yet understood defect: a gloo job whose static-mode Executor/CompiledProgram runs did
+collectives (c_allreduce_sum/c_broadcast kernels, or CompiledProgram's own num_trainers all-reduce) sometimes
+aborts at interpreter exit ("terminate called without an active exception", SIGABRT) after all its work and
+output are done, even with destroy_process_group called (~10-20% of runs). Not seen with the same kernels
+called eagerly, with static mode but no collective, or in dygraph jobs. Until it is fixed, these helpers run
+such a job a second time when, and only when, that exact exit abort happened; any other failure fails at once.
+"""
 from _harness import check_ok, run_job, run_ranks
 
 EXIT_ABORT = "terminate called without an active exception"
