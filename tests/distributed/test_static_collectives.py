@@ -9,7 +9,7 @@ import pytest
 
 import torchpaddle as paddle
 from _cases import data
-from _exit_abort import aborted_at_exit, run_job_retrying, run_ranks_retrying
+from _exit_abort import ATTEMPTS, aborted_at_exit, run_job_retrying, run_ranks_retrying
 from _harness import ROOT, base_env, collect
 
 pytestmark = pytest.mark.multiprocess
@@ -129,13 +129,13 @@ def test_two_ranks_match_one_process(mode, single, tmp_path):
 
 
 def test_through_launch(single, tmp_path):
-    for attempt in range(2):
+    for attempt in range(ATTEMPTS):
         proc = subprocess.Popen([sys.executable, "-m", "torchpaddle.distributed.launch", "--nproc_per_node", str(N),
                                  "--log_dir", f"log{attempt}", EXAMPLE, "--mode", "allreduce", "--save",
                                  str(tmp_path / "dp")], cwd=tmp_path, env=base_env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
         (code, out), = collect([proc], 120)
-        if code == 0 or attempt or not aborted_at_exit(out):   # see _exit_abort.py
+        if code == 0 or attempt == ATTEMPTS - 1 or not aborted_at_exit(out):   # see _exit_abort.py
             break
     assert code == 0, out
     assert "rank 0/2 epoch 3" in out
