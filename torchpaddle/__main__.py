@@ -85,5 +85,21 @@ def main(argv=None):
     return _run(kind, target, argv)
 
 
+def _finish(code):
+    """A script that used torch.distributed leaves without interpreter finalization (see
+    torchpaddle.distributed.env.finish_process); any other exits as usual."""
+    dist = sys.modules.get("torch.distributed")
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        from torchpaddle.distributed.env import finish_process
+        finish_process(code)
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        _code = main()
+    except SystemExit as _exit:
+        if _exit.code is not None and not isinstance(_exit.code, int):
+            print(_exit.code, file=sys.stderr)
+        _code = _exit.code if isinstance(_exit.code, int) or _exit.code is None else 1
+    sys.exit(_finish(_code or 0))

@@ -1,9 +1,10 @@
-"""A known, not yet understood defect: a gloo job whose static-mode Executor/CompiledProgram runs did
-collectives (c_allreduce_sum/c_broadcast kernels, or CompiledProgram's own num_trainers all-reduce) sometimes
-aborts at interpreter exit ("terminate called without an active exception", SIGABRT) after all its work and
-output are done, even with destroy_process_group called (~10-20% of runs). Not seen with the same kernels
-called eagerly, with static mode but no collective, or in dygraph jobs. Until it is fixed, these helpers run
-such a job again (up to 3 times) when, and only when, that exact exit abort happened; any other failure fails at once.
+"""A torch 2.13 defect: a process that created a meta tensor after init_process_group("gloo") and ran a
+collective aborts ~half the time at interpreter finalization ("terminate called without an active exception",
+SIGABRT), even after destroy_process_group (reproduced with plain torch and torchrun). Static-graph building
+uses meta tensors, so static jobs hit it. Processes started by ``python -m torchpaddle`` or the launcher leave
+without finalization (torchpaddle.distributed.env.finish_process) and never abort; workers started otherwise
+may, so these helpers run such a job again (up to 3 times) when, and only when, that exact exit abort happened;
+any other failure fails at once.
 """
 from _harness import check_ok, run_job, run_ranks
 

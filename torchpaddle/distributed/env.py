@@ -8,6 +8,7 @@ or hand-set variables. The process group is torch.distributed's: gloo on CPU, NC
 import atexit
 import datetime
 import os
+import sys
 import warnings
 
 import torch
@@ -156,6 +157,23 @@ def _shutdown():
     except Exception:   # noqa: BLE001  a peer may be gone already; nothing left to do
         pass
     _group._release()
+
+
+def finish_process(code):
+    """End a process that used torch.distributed: run the atexit handlers (ours destroys the process group)
+    while the interpreter is whole, flush, and leave without interpreter finalization.
+
+    NOTE: torch 2.13 aborts ~half the time at finalization ("terminate called without an active exception")
+    in a process that created a meta tensor after init_process_group("gloo") and then ran a collective, even
+    with destroy_process_group called (reproduced with plain torch and torchrun). Static-graph building uses
+    meta tensors for shape inference, so static jobs hit it; skipping finalization avoids it."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:   # noqa: BLE001  a closed stream: nothing to flush
+            pass
+    os._exit(code)
 
 
 def init_parallel_env(nccl_config=None):

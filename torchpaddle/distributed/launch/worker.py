@@ -73,12 +73,15 @@ def main(argv=None):
     try:
         code = run(argv)
     except SystemExit as e:
+        if e.code is not None and not isinstance(e.code, int):
+            print(e.code, file=sys.stderr)
         code = e.code if isinstance(e.code, int) or e.code is None else 1
-        if code:
-            _record_failure(code)
-        raise
     if code:
         _record_failure(code)
+    import torch.distributed as dist
+    if dist.is_available() and dist.is_initialized():
+        from torchpaddle.distributed.env import finish_process
+        finish_process(code or 0)
     return code
 
 
