@@ -1,6 +1,8 @@
 """Locating and running the reference PaddlePaddle 3.3.1 virtualenv (never imported into torchpaddle)."""
 import os
+import pickle
 import subprocess
+import tempfile
 
 import pytest
 
@@ -23,3 +25,12 @@ def run_module(module, *args, timeout=1200):
     if proc.returncode != 0:
         raise RuntimeError(f"reference run of {module} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
     return proc.stdout
+
+
+def results(module, *args, timeout=1200):
+    """Run ``python -m module OUT.pkl args`` in the reference venv; the ``results`` entry of the pickle it wrote."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "ref.pkl")
+        run_module(module, path, *args, timeout=timeout)
+        with open(path, "rb") as f:
+            return pickle.load(f)["results"]

@@ -1,8 +1,5 @@
 """The autograd scenarios on real PaddlePaddle 3.3.1 vs torchpaddle: values, dtypes, stop_gradient and
 exception types (ours may be a subclass of both Paddle's type and a more precise one)."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -15,11 +12,7 @@ pytestmark = pytest.mark.conformance
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.autograd.scenarios", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.autograd.scenarios")
 
 
 def _compare(ours, theirs, where):

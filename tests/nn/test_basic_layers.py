@@ -2,9 +2,6 @@
 keys/shapes/names, outputs, input and weight gradients with the same weights, initializer statistics, train/eval
 behaviour and construction errors; plus torchpaddle-only checks."""
 import inspect
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -19,11 +16,7 @@ nn = paddle.nn
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.basic_layer_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.basic_layer_cases")
 
 
 @pytest.fixture(scope="module")

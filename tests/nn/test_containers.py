@@ -1,8 +1,5 @@
 """Sequential, LayerList, LayerDict, ParameterList and ParameterDict vs real PaddlePaddle 3.3.1 (cases in
 container_cases.py), plus torchpaddle-only checks."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -17,11 +14,7 @@ nn = paddle.nn
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.container_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.container_cases")
 
 
 @pytest.fixture(scope="module")

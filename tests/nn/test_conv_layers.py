@@ -1,9 +1,6 @@
 """Conv1D/2D/3D and transposes vs real PaddlePaddle 3.3.1: outputs, input and weight gradients with the same
 weights, state_dict keys/shapes/names, repr, data formats, padding forms, groups/dilation, initializer
 statistics and construction errors (cases in conv_layer_cases.py)."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -16,11 +13,7 @@ from tests.nn.layer_case_tools import compare, run_cases
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.conv_layer_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.conv_layer_cases")
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,6 @@
 initializers, distribution statistics of the random ones, gains and errors; plus tight checks of our random
 initializers against the theoretical moments, and the documented differences from Paddle."""
 import math
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -19,11 +16,7 @@ I = paddle.nn.initializer
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.initializer_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.initializer_cases")
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,6 @@
 """nn.Layer vs real PaddlePaddle 3.3.1 (cases in layer_contract_cases.py): names, create_parameter and its
 ParamAttr/initializer rules, buffers, traversal, state_dict forms and set_state_dict results, hooks, modes,
 gradients, casting, repr and lookups; plus torchpaddle-only checks of the documented differences."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -16,11 +13,7 @@ from tests.nn.layer_case_tools import compare, run_cases
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.layer_contract_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.layer_contract_cases")
 
 
 @pytest.fixture(scope="module")

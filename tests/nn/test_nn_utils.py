@@ -1,9 +1,6 @@
 """paddle.nn.utils vs real PaddlePaddle 3.3.1 (cases in nn_utils_cases.py): weight_norm / remove_weight_norm and
 spectral_norm (state_dict layout, buffers, outputs and gradients, power-iteration updates), parameters_to_vector
 / vector_to_parameters and clip_grad_norm_ / clip_grad_value_."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -16,11 +13,7 @@ from tests.nn.layer_case_tools import compare, run_cases
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.nn_utils_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.nn_utils_cases")
 
 
 @pytest.fixture(scope="module")

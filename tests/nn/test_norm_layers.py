@@ -1,9 +1,6 @@
 """Normalization layers vs real PaddlePaddle 3.3.1 with the same weights and inputs: outputs, input and
 weight gradients, running statistics over training steps, eval outputs, state_dict keys/shapes/names, repr,
 data formats, initial values and errors (cases in norm_layer_cases.py)."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -16,11 +13,7 @@ from tests.nn.layer_case_tools import compare, run_cases, split_fields
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.norm_layer_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.norm_layer_cases")
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,5 @@
 """Pooling layers vs real PaddlePaddle 3.3.1: outputs, masks and input gradients, repr, data formats,
 padding forms, ceil_mode/exclusive/divisor_override and errors (cases in pool_layer_cases.py)."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -15,11 +12,7 @@ from tests.nn.layer_case_tools import compare, run_cases
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.nn.pool_layer_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.nn.pool_layer_cases")
 
 
 @pytest.fixture(scope="module")

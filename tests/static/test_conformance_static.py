@@ -1,8 +1,5 @@
 """The static scenarios (tests/static/static_scenarios.py) on real PaddlePaddle 3.3.1's legacy static graph vs
 torchpaddle: values (rtol 1e-5), names, op lists and exception types."""
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -16,11 +13,7 @@ pytestmark = pytest.mark.conformance
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.static.static_scenarios", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.static.static_scenarios")
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,6 @@
 """Tensor indexing (``x[...]``, ``x[...] = v``) against NumPy, gradients, views, in-place shape functions, and
 the same cases on real PaddlePaddle 3.3.1 (tests/tensor/indexing_cases.py)."""
 import builtins
-import os
-import pickle
-import tempfile
 
 import numpy as np
 import pytest
@@ -201,11 +198,7 @@ def test_scatter_gradient_follows_paddle_with_repeated_indices():
 
 @pytest.fixture(scope="module")
 def reference():
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "ref.pkl")
-        paddle_ref.run_module("tests.tensor.indexing_cases", path)
-        with open(path, "rb") as f:
-            return pickle.load(f)["results"]
+    return paddle_ref.results("tests.tensor.indexing_cases")
 
 
 def _compare(ours, theirs, where):
