@@ -34,3 +34,20 @@ def results(module, *args, timeout=1200):
         run_module(module, path, *args, timeout=timeout)
         with open(path, "rb") as f:
             return pickle.load(f)["results"]
+
+
+def compare_tree(ours, theirs, where, leaf):
+    """Walk Paddle's result (dicts, lists, tuples) beside ours; ``leaf(ours, theirs, where)`` compares what it
+    recognises and returns True, anything else must be equal and of the same type."""
+    if leaf(ours, theirs, where):
+        return
+    if isinstance(theirs, dict):
+        assert isinstance(ours, dict) and sorted(ours) == sorted(theirs), f"{where}: {ours!r} vs {theirs!r}"
+        for key in theirs:
+            compare_tree(ours[key], theirs[key], f"{where}.{key}", leaf)
+    elif isinstance(theirs, (list, tuple)):
+        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), f"{where}: {ours!r} vs {theirs!r}"
+        for i, (o, t) in enumerate(zip(ours, theirs)):
+            compare_tree(o, t, f"{where}[{i}]", leaf)
+    else:
+        assert ours == theirs and type(ours) is type(theirs), f"{where}: ours {ours!r}, Paddle {theirs!r}"

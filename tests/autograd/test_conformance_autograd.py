@@ -15,26 +15,22 @@ def reference():
     return paddle_ref.results("tests.autograd.scenarios")
 
 
+def _leaf(ours, theirs, where):
+    if not (isinstance(theirs, tuple) and theirs and theirs[0] in ("T", "A", "E")):
+        return False
+    assert isinstance(ours, tuple) and ours and ours[0] == theirs[0], f"{where}: ours {ours!r}, Paddle {theirs!r}"
+    if theirs[0] == "E":
+        assert theirs[1][0] in ours[1], f"{where}: Paddle raises {theirs[1][0]}, ours {ours[1]}"
+        return True
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-6, err_msg=where)
+    assert np.asarray(ours[1]).shape == np.asarray(theirs[1]).shape, where
+    if theirs[0] == "T":
+        assert ours[2:] == theirs[2:], f"{where}: (dtype, stop_gradient) ours {ours[2:]}, Paddle {theirs[2:]}"
+    return True
+
+
 def _compare(ours, theirs, where):
-    if isinstance(theirs, tuple) and theirs and theirs[0] in ("T", "A", "E"):
-        assert isinstance(ours, tuple) and ours and ours[0] == theirs[0], f"{where}: ours {ours!r}, Paddle {theirs!r}"
-        if theirs[0] == "E":
-            assert theirs[1][0] in ours[1], f"{where}: Paddle raises {theirs[1][0]}, ours {ours[1]}"
-            return
-        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-6, err_msg=where)
-        assert np.asarray(ours[1]).shape == np.asarray(theirs[1]).shape, where
-        if theirs[0] == "T":
-            assert ours[2:] == theirs[2:], f"{where}: (dtype, stop_gradient) ours {ours[2:]}, Paddle {theirs[2:]}"
-    elif isinstance(theirs, dict):
-        assert isinstance(ours, dict) and sorted(ours) == sorted(theirs), f"{where}: {ours!r} vs {theirs!r}"
-        for key in theirs:
-            _compare(ours[key], theirs[key], f"{where}.{key}")
-    elif isinstance(theirs, (list, tuple)):
-        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), f"{where}: {ours!r} vs {theirs!r}"
-        for i, (o, t) in enumerate(zip(ours, theirs)):
-            _compare(o, t, f"{where}[{i}]")
-    else:
-        assert ours == theirs and type(ours) is type(theirs), f"{where}: ours {ours!r}, Paddle {theirs!r}"
+    paddle_ref.compare_tree(ours, theirs, where, _leaf)
 
 
 @pytest.fixture(scope="module")

@@ -21,22 +21,18 @@ def ours():
     return scenarios.run_all(paddle)
 
 
+def _leaf(ours, theirs, where):
+    if not isinstance(theirs, (np.ndarray, float)):
+        return False
+    ours_a, theirs_a = np.asarray(ours), np.asarray(theirs)
+    assert ours_a.shape == theirs_a.shape, f"{where}: shape {ours_a.shape} vs Paddle {theirs_a.shape}"
+    assert ours_a.dtype == theirs_a.dtype, f"{where}: dtype {ours_a.dtype} vs Paddle {theirs_a.dtype}"
+    np.testing.assert_allclose(ours_a, theirs_a, rtol=1e-5, atol=1e-6, err_msg=where)
+    return True
+
+
 def _compare(ours, theirs, where):
-    if isinstance(theirs, np.ndarray) or isinstance(theirs, float):
-        ours_a, theirs_a = np.asarray(ours), np.asarray(theirs)
-        assert ours_a.shape == theirs_a.shape, f"{where}: shape {ours_a.shape} vs Paddle {theirs_a.shape}"
-        assert ours_a.dtype == theirs_a.dtype, f"{where}: dtype {ours_a.dtype} vs Paddle {theirs_a.dtype}"
-        np.testing.assert_allclose(ours_a, theirs_a, rtol=1e-5, atol=1e-6, err_msg=where)
-    elif isinstance(theirs, dict):
-        assert isinstance(ours, dict) and sorted(ours) == sorted(theirs), f"{where}: {ours!r} vs {theirs!r}"
-        for key in theirs:
-            _compare(ours[key], theirs[key], f"{where}.{key}")
-    elif isinstance(theirs, (list, tuple)):
-        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), f"{where}: {ours!r} vs {theirs!r}"
-        for i, (o, t) in enumerate(zip(ours, theirs)):
-            _compare(o, t, f"{where}[{i}]")
-    else:
-        assert ours == theirs, f"{where}: ours {ours!r}, Paddle {theirs!r}"
+    paddle_ref.compare_tree(ours, theirs, where, _leaf)
 
 
 @pytest.mark.parametrize("name", sorted(scenarios.SCENARIOS))
