@@ -28,9 +28,21 @@ def env(monkeypatch):
 def test_parallel_env_defaults_match_paddle(env):
     e = dist.ParallelEnv()
     assert (e.rank, e.world_size, e.local_rank, e.nranks) == (0, 1, 0, 1)
-    assert (e.current_endpoint, e.trainer_endpoints, e.nrings, e.pg_timeout) == ("", [""], 1, 1800000)
+    # NOTE: Paddle waits 30 minutes (1800000); a CPU job here waits 5 minutes for a hung rank (see env.py)
+    assert (e.current_endpoint, e.trainer_endpoints, e.nrings, e.pg_timeout) == ("", [""], 1, 300000)
     assert e.device_id == 0 and e.dev_id == 0
     assert (dist.get_rank(), dist.get_world_size(), dist.is_initialized(), dist.is_available()) == (0, 1, False, True)
+
+
+def test_collective_timeout_default_and_override(env):
+    assert dist.env._timeout("gloo") == datetime.timedelta(minutes=5)
+    assert dist.env._timeout("nccl") == datetime.timedelta(minutes=30)
+    env.setenv("PADDLE_PG_TIMEOUT", "60000")
+    assert dist.env._timeout("gloo") == datetime.timedelta(minutes=1) == datetime.timedelta(
+        milliseconds=dist.ParallelEnv().pg_timeout)
+    env.setenv("PADDLE_PG_TIMEOUT", "0")
+    with pytest.raises(ValueError, match="PADDLE_PG_TIMEOUT"):
+        dist.env._timeout("gloo")
 
 
 def test_parallel_env_reads_paddle_then_torch_variables(env):

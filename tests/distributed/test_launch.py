@@ -136,6 +136,35 @@ def test_two_nodes_static_rendezvous(tmp_path):
         assert rec["env"]["PADDLE_NNODES"] == "2" and rec["env"]["PADDLE_RANK_IN_NODE"] == "0"
 
 
+def test_master_port_held_by_another_program_fails_fast(tmp_path):
+    """A program that listens on --master's port but speaks no store protocol: a clear error, not a hang."""
+    import socket
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(8)           # the kernel completes connections; nobody ever answers them
+    try:
+        code, out, seconds = launch("--master", f"127.0.0.1:{holder.getsockname()[1]}", WORKERS + "/launch_env.py",
+                                    tmp_path, cwd=tmp_path, timeout=90)
+    finally:
+        holder.close()
+    assert code != 0 and seconds < 40, out
+    assert "another program listens on that port" in out and "Traceback" not in out, out
+
+
+def test_sigterm_stops_the_job_without_a_traceback(tmp_path):
+    script = tmp_path / "sleeper.py"
+    script.write_text("import time\nprint('started', flush=True)\ntime.sleep(120)\n")
+    proc = launch("--nproc_per_node", 2, "--log_dir", "log", script, cwd=tmp_path, wait=False)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not all(
+            (tmp_path / "log" / f"workerlog.{n}").exists() and "started" in _log(tmp_path, n) for n in range(2)):
+        time.sleep(0.2)
+    proc.terminate()
+    (code, out), = collect([proc], 60)
+    assert code == 128 + 15, out
+    assert "Terminating with signal SIGTERM" in out and "Traceback" not in out, out
+
+
 def test_bad_options_are_usage_errors(tmp_path):
     for args, message in [(["--run_mode", "ps", "x.py"], "only collective"),
                           (["--nproc_per_node", "0", "x.py"], "must be positive"),

@@ -96,6 +96,22 @@ def test_num_threads_maps_to_torch(restore_flags):
     assert torch.get_num_threads() == 1
 
 
+def _threads_after_import(**env):
+    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "FLAGS_paddle_num_threads")}
+    code = "import torch, torchpaddle; print(torch.get_num_threads())"
+    out = subprocess.run([sys.executable, "-c", code], env=dict(clean, PYTHONPATH=ROOT, **env),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.split()[-1])
+
+
+def test_default_intra_op_threads_follow_paddle():
+    """One intra-op thread by default (Paddle's FLAGS_paddle_num_threads=1); an explicit choice wins."""
+    assert _threads_after_import() == 1
+    assert _threads_after_import(OMP_NUM_THREADS="2") == 2
+    assert _threads_after_import(FLAGS_paddle_num_threads="2") == 2
+
+
 def _import_with_env(env_flags, names):
     env = dict(os.environ, PYTHONPATH=ROOT, **env_flags)
     code = ("import json, torch, torchpaddle as p; "

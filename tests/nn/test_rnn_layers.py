@@ -34,7 +34,7 @@ def test_fixtures_are_what_paddle_writes_now(tmp_path):
         old, new = np.load(os.path.join(harness.HERE, module + ".npz")), np.load(tmp_path / (module + ".npz"))
         assert sorted(old.files) == sorted(new.files), module
         for key in old.files:
-            np.testing.assert_allclose(old[key], new[key], rtol=1e-6, atol=1e-7, err_msg=f"{module} {key}")
+            paddle_ref.assert_fixture_close(new[key], old[key], err_msg=f"{module} {key}")
 
 
 def test_loads_a_checkpoint_saved_by_paddle():

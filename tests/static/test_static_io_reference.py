@@ -80,7 +80,7 @@ def test_committed_fixtures_are_what_paddle_writes_today(tmp_path):
         if committed[key].dtype.kind in "US":
             assert fresh[key] == committed[key], key
         else:
-            np.testing.assert_allclose(fresh[key], committed[key], rtol=1e-6, atol=1e-7, err_msg=key)
+            paddle_ref.assert_fixture_close(fresh[key], committed[key], err_msg=key)
     for name in ("conv", "mlp", "mlp_fc", "conv_state", "mlp_train", "mlp_train_sgd", "mlp_train_adam"):
         assert _structure(tmp_path / (name + ".pdmodel")) == _structure(os.path.join(FIXTURES, name + ".pdmodel"))
     for name in ("conv.pdiparams", "mlp.pdiparams", "mlp_fc.pdiparams", "mlp.params.bin"):

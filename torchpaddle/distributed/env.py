@@ -19,7 +19,9 @@ from . import group as _group
 
 __all__ = ["ParallelEnv", "init_parallel_env", "get_rank", "get_world_size", "is_available"]
 
-_DEFAULT_TIMEOUT_MS = 1800000   # PADDLE_PG_TIMEOUT's default in Paddle (30 minutes)
+# PADDLE_PG_TIMEOUT's default. Paddle waits 30 minutes everywhere; for CPU (gloo) jobs that keeps a job with
+# one hung rank alive for half an hour, so gloo gets 5 minutes: a healthy CPU collective never waits that long.
+_DEFAULT_TIMEOUT_MS = {"nccl": 1800000, "gloo": 300000}
 
 
 def _env_int(names, default):
@@ -38,9 +40,9 @@ def _local_rank():
     return _env_int(("PADDLE_RANK_IN_NODE", "PADDLE_LOCAL_RANK", "LOCAL_RANK"), 0)
 
 
-def _timeout():
-    """The collective timeout: PADDLE_PG_TIMEOUT in milliseconds, as in Paddle."""
-    ms = _env_int(("PADDLE_PG_TIMEOUT",), _DEFAULT_TIMEOUT_MS)
+def _timeout(backend):
+    """The collective timeout: PADDLE_PG_TIMEOUT in milliseconds, as in Paddle (default per backend)."""
+    ms = _env_int(("PADDLE_PG_TIMEOUT",), _DEFAULT_TIMEOUT_MS[backend])
     if ms <= 0:
         raise ValueError(f"paddle.distributed: PADDLE_PG_TIMEOUT must be a positive number of milliseconds, "
                          f"got {ms}")
@@ -66,7 +68,8 @@ class ParallelEnv:
         self._nrings = _env_int(("FLAGS_nccl_nrings",), 1)
         if not 0 < self._nrings < 9:
             raise ValueError(f"ParallelEnv: FLAGS_nccl_nrings must be in [1, 8], got {self._nrings}")
-        self._pg_timeout = _env_int(("PADDLE_PG_TIMEOUT",), _DEFAULT_TIMEOUT_MS)
+        self._pg_timeout = _env_int(("PADDLE_PG_TIMEOUT",),
+                                    _DEFAULT_TIMEOUT_MS["nccl" if torch.cuda.is_available() else "gloo"])
 
     @property
     def rank(self):
@@ -191,7 +194,7 @@ def init_parallel_env(nccl_config=None):
     backend = _backend()
     if backend == "nccl":
         _place.set_device(f"gpu:{env.device_id}")
-    timeout = _timeout()
+    timeout = _timeout(backend)
     atexit.register(_shutdown)
     if _dist.is_initialized():
         # Someone (torch code in the same script) made torch's default group already: adopt it.

@@ -20,7 +20,7 @@ import time
 import torch
 from torch.distributed.elastic.agent.server.api import WorkerSpec, WorkerState
 from torch.distributed.elastic.agent.server.local_elastic_agent import LocalElasticAgent
-from torch.distributed.elastic.multiprocessing.api import LogsDest, LogsSpecs
+from torch.distributed.elastic.multiprocessing.api import LogsDest, LogsSpecs, SignalException
 from torch.distributed.elastic.rendezvous import RendezvousParameters
 from torch.distributed.elastic.rendezvous import registry as _rdzv_registry
 
@@ -279,6 +279,38 @@ def _rendezvous(args):
     return "c10d", master, {"join_timeout": max(args.elastic_timeout * 10, 60)}
 
 
+_PROBE_SECONDS = 10
+
+
+def _check_master(endpoint):
+    """Fail fast when ``--master`` names a port that another program holds: torch's store client would wait
+    for that program's answer for ever. Nothing listening is fine (this node, or the master node later,
+    starts the store); a store answering its handshake is fine (another node of this job)."""
+    host, _, port = endpoint.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=3).close()
+    except OSError:
+        return
+    outcome = []
+
+    def probe():
+        try:
+            store = torch.distributed.TCPStore(host, int(port), is_master=False, wait_for_workers=False,
+                                               timeout=datetime.timedelta(seconds=_PROBE_SECONDS))
+            del store
+            outcome.append(None)
+        except Exception as e:     # noqa: BLE001 - any failure means no store answers there
+            outcome.append(e)
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(_PROBE_SECONDS + 2)
+    if not outcome or outcome[0] is not None:
+        why = f"({outcome[0]})" if outcome else f"(no answer in {_PROBE_SECONDS}s)"
+        raise SystemExit(f"launch: --master {endpoint}: another program listens on that port and it is not "
+                         f"this job's rendezvous store {why}; choose a free port")
+
+
 def _entry(args):
     worker = ("-u", "-m", "torchpaddle.distributed.launch.worker")
     if args.training_script.endswith(".py"):
@@ -300,6 +332,8 @@ def launch(argv=None):
     _quiet_torch(args.log_level)
     nproc, devices = _devices(args)
     backend, endpoint, configs = _rendezvous(args)
+    if args.master and backend in ("c10d", "static"):
+        _check_master(endpoint)
     max_restart = args.max_restart or 0
     console.info("-----------  Configuration  ----------------------")
     shown = dict(vars(args), nproc_per_node=nproc, max_restart=max_restart, devices=args.devices)
@@ -347,6 +381,10 @@ def launch(argv=None):
     except KeyboardInterrupt:
         console.info("Terminating with signal SIGINT")
         return 130
+    except SignalException as e:
+        # torch's agent turns SIGTERM/SIGHUP into this exception after stopping the workers.
+        console.info(f"Terminating with signal {signal.Signals(e.sigval).name}")
+        return 128 + int(e.sigval)
     finally:
         logs.cleanup()
 
