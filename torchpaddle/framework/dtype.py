@@ -11,14 +11,17 @@ __all__ = ["dtype", "convert_dtype", "to_torch_dtype", "from_torch_dtype", "set_
 class dtype:
     """A Paddle data type (``paddle.float32`` ...); compares equal only to itself."""
     __slots__ = ("name", "torch", "numpy", "proto")
+    __module__ = "paddle"  # type(paddle.float32) prints as <class 'paddle.dtype'>
 
     def __init__(self, name, torch_dtype, numpy_dtype, proto):
         self.name, self.torch, self.numpy, self.proto = name, torch_dtype, numpy_dtype, proto
 
     def __repr__(self):
-        return "paddle." + self.name
+        # NOTE: Paddle 3.3.1's dtypes are its PIR DataType enum: repr is the enum member, str is paddle.<name>.
+        return f"<DataType.{self.name.upper()}: {_PIR_DATATYPE[self.name]}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        return "paddle." + self.name
 
     def __reduce__(self):
         return (_by_name, (self.name,))
@@ -49,6 +52,11 @@ _TABLE = [
     ("float8_e4m3fn", torch.float8_e4m3fn, None, 32),
     ("float8_e5m2", torch.float8_e5m2, None, 33),
 ]
+
+# the value of each dtype in Paddle's PIR DataType enum, shown by repr()
+_PIR_DATATYPE = {"bool": 1, "uint8": 2, "int8": 3, "int16": 5, "int32": 7, "int64": 9, "float32": 10,
+                 "float64": 11, "complex64": 12, "complex128": 13, "float16": 15, "bfloat16": 16,
+                 "float8_e4m3fn": 17, "float8_e5m2": 18}
 
 DTYPES = {}
 _FROM_TORCH = {}

@@ -621,8 +621,8 @@ class Layer:
             for t in list(layer._parameters.values()) + list(layer._buffers.values()):
                 if t is not None:
                     _cast_in_place(t, device, torch_dtype, floating_only)
-            if dtype is not None:
-                layer._dtype = _dtype.convert_dtype(dtype).name
+            # NOTE: Paddle records the argument as given (None, a str, a numpy or paddle dtype); reprs show it
+            layer._dtype = dtype
         return self
 
     def to(self, device=None, dtype=None, blocking=None, non_blocking=None):
@@ -634,14 +634,14 @@ class Layer:
         if not (isinstance(dtype, (_dtype.dtype, np.dtype)) or (type(dtype) is str and dtype in _CAST_DTYPES)):
             raise ValueError(f"astype: dtype must be one of {', '.join(_CAST_DTYPES)}, a paddle.dtype or a "
                              f"numpy.dtype, but received {dtype}")
-        return self._to_impl(dtype=dtype)
+        return self._to_impl(dtype=_dtype.convert_dtype(dtype))
 
     def type(self, dst_type):
         if not (isinstance(dst_type, (_dtype.dtype, np.dtype)) or
                 (type(dst_type) is str and dst_type in _CAST_DTYPES)):
             raise ValueError(f"type: dtype must be one of {', '.join(_CAST_DTYPES)}, a paddle.dtype or a "
                              f"numpy.dtype, but received {dst_type}")
-        return self._to_impl(dtype=dst_type)
+        return self._to_impl(dtype=_dtype.convert_dtype(dst_type))
 
     def double(self):
         return self.type("float64")
@@ -650,6 +650,7 @@ class Layer:
         return self.type("float16")
 
     def _cast_floating(self, dtype, excluded_layers, default_excluded=()):
+        dtype = _dtype.convert_dtype(dtype)
         if excluded_layers is None:
             excluded_layers = list(default_excluded)
         elif isinstance(excluded_layers, type):
