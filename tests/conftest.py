@@ -4,3 +4,19 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def legacy_program_format():
+    """Saves write the legacy ``.pdmodel`` ProgramDesc (FLAGS_enable_pir_api off), as the Paddle references of the
+    tests using this run. Paddle 3.3.1's default, and torchpaddle's, is the PIR ``.json`` program."""
+    import torchpaddle as paddle
+    old = paddle.get_flags("FLAGS_enable_pir_api")
+    paddle.set_flags({"FLAGS_enable_pir_api": False})
+    try:
+        yield
+    finally:
+        paddle.set_flags(old)

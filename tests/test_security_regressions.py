@@ -243,6 +243,195 @@ CASES = [
         paddle.load(path)
     """, inject=True, title="paddle.load must not run code from a pickle (DESIGN: allow-list unpickler)"),
 
+    # --- hostile files: each is built here and must be refused quickly (DESIGN: never crash or hang) ---------
+    # Paddle 3.3.1 has no safe load (it hangs, crashes or follows the file), so these are not compared with it.
+    # Each wants a ValueError: a MemoryError would mean the file was followed until memory ran out.
+    R("HOSTILE-pdmodel-parent-loop", "static.load_inference_model", """
+        s = api("static.serialization")
+        desc = s.framework_pb2.ProgramDesc()
+        for idx, parent in [(0, -1), (1, 2), (2, 1)]:
+            desc.blocks.add(idx=idx, parent_idx=parent)
+        desc.blocks[1].ops.append(s.make_op_desc("relu", {"X": ["x"]}, {"Out": ["y"]}))
+        with open(os.path.join(TMP, "m.pdmodel"), "wb") as f:
+            f.write(desc.SerializeToString())
+        open(os.path.join(TMP, "m.pdiparams"), "wb").close()
+        try:
+            paddle.static.load_inference_model(os.path.join(TMP, "m"), paddle.static.Executor())
+        except Exception as e:
+            assert isinstance(e, ValueError) and "1 -> 2 -> 1" in str(e), repr(e)
+        else:
+            must_raise("a .pdmodel whose blocks are each other's parents")
+    """, conformance=False, title="a .pdmodel whose blocks are each other's parents made every loader hang"),
+    R("HOSTILE-pdmodel-bad-block-tree", "static.deserialize_program", """
+        s = api("static.serialization")
+        def program(parents, forward=None, runs=()):
+            desc = s.framework_pb2.ProgramDesc()
+            for idx, parent in enumerate(parents):
+                desc.blocks.add(idx=idx, parent_idx=parent)
+            if forward:
+                desc.blocks[forward[0]].forward_block_idx = forward[1]
+            for block, sub in runs:  # an op in `block` running `sub`
+                desc.blocks[block].ops.append(s.make_op_desc(
+                    "conditional_block", {"Cond": ["c"]}, {"Out": []}, {"sub_block": sub}, {"sub_block": "BLOCK"}))
+            return desc.SerializeToString()
+        bad = {"self parent": program([-1, 1]), "parent out of range": program([-1, 5]),
+               "negative parent": program([-1, -7]), "global block with a parent": program([1, 0]),
+               "three-block parent loop": program([-1, 3, 1, 2]), "forward block is itself": program([-1, 0], (1, 1)),
+               "forward block out of range": program([-1, 0], (1, 9)),
+               "op runs its own block": program([-1, 0], runs=[(1, 1)]),
+               "two blocks run each other": program([-1, 0, 0], runs=[(1, 2), (2, 1)])}
+        for label, data in bad.items():
+            try:
+                paddle.static.deserialize_program(data)
+            except Exception as e:
+                assert isinstance(e, ValueError) and "block" in str(e), (label, repr(e))
+            else:
+                must_raise(label)
+        nested = paddle.static.deserialize_program(program([-1, 0, 1], runs=[(0, 1), (1, 2)]))
+        check(np.array(nested.num_blocks), np.array(3))
+    """, conformance=False, title="parent / forward / sub-block indices that loop or point nowhere"),
+    R("HOSTILE-program-parent-loop-lookup", "static.Program", """
+        program = paddle.static.Program()
+        inner = program._create_block()
+        inner = program._create_block()   # parent: the first sub-block
+        program.blocks[1].parent_idx = 2  # a hand-made loop 1 -> 2 -> 1
+        try:
+            inner.var("missing")
+        except Exception as e:
+            assert isinstance(e, ValueError) and "loop" in str(e), repr(e)
+        else:
+            must_raise("a variable lookup through a parent loop")
+    """, conformance=False, title="Block variable lookups must not spin on a parent_idx loop"),
+    R("HOSTILE-pickle-billion-laughs", "load", """
+        import pickle
+        leaf = [("w", np.arange(3, dtype="float32"))]
+        level = leaf
+        for _ in range(60):        # 8**60 paths through one shared list per level: a few hundred bytes
+            level = [level] * 8
+        path = os.path.join(TMP, "laughs.pdparams")
+        with open(path, "wb") as f:
+            pickle.dump(level, f, protocol=2)
+        assert os.path.getsize(path) < 2000
+        for return_numpy in (False, True):
+            out = paddle.load(path, return_numpy=return_numpy)
+            assert out[0] is out[7] and out[3][5][1] is out[0][0][0]   # shared lists stay shared
+            for _ in range(60):
+                out = out[6]
+            check(out[0], np.arange(3, dtype="float32"))
+    """, conformance=False, title="a pickle of shared nested lists made paddle.load walk 8**60 paths"),
+    R("HOSTILE-pickle-deep-nesting", "load", """
+        import pickle
+        depth = 100000
+        # a tensor record at the bottom of lists nested far deeper than the recursion limit
+        inner = pickle.dumps(("w", np.arange(2, dtype="float32")), protocol=4)[2:-1]
+        path = os.path.join(TMP, "deep.pdparams")
+        with open(path, "wb") as f:
+            f.write(b"\\x80\\x04" + b"(" * depth + inner + b"l" * depth + b".")
+        out = paddle.load(path)
+        for _ in range(depth):
+            out = out[0]
+        check(out, np.arange(2, dtype="float32"))
+    """, conformance=False, title="lists nested 100000 deep load without recursion"),
+    R("HOSTILE-pickle-deep-tuple-key", "load", """
+        depth = 300000   # CPython hashes nested tuples by C recursion: a key this deep overflows the C stack
+        nest = b"K\\x00" + b"\\x85" * depth
+        files = {"dict key": b"\\x80\\x04}" + nest + b"K\\x01s.",
+                 "dict key (SETITEMS)": b"\\x80\\x04}(" + nest + b"K\\x01u.",
+                 "set member": b"\\x80\\x04\\x8f(" + nest + b"\\x90.",
+                 "frozenset member": b"\\x80\\x04(" + nest + b"\\x91.",
+                 "dict() argument": b"\\x80\\x04\\x8c\\x08builtins\\x8c\\x04dict\\x93" + nest + b"\\x85\\x85R."}
+        for label, data in files.items():
+            path = os.path.join(TMP, "key.pdparams")
+            with open(path, "wb") as f:
+                f.write(data)
+            try:
+                paddle.load(path)
+            except Exception as e:
+                assert isinstance(e, ValueError) and "nests tuples" in str(e), (label, repr(e))
+            else:
+                must_raise("a " + label + " nested 300000 tuples deep")
+        # a Paddle dtype (NEWOBJ + BUILD) whose state is that tuple: it is looked up in a table afterwards
+        with open(path, "wb") as f:
+            f.write(b"\\x80\\x04\\x8c\\x06paddle\\x8c\\x05dtype\\x93)\\x81" + nest + b"b.")
+        try:
+            paddle.load(path)
+        except Exception as e:
+            import pickle
+            assert isinstance(e, pickle.UnpicklingError) and "must be an int" in str(e), repr(e)
+        else:
+            must_raise("a Paddle dtype whose state is a tuple nested 300000 deep")
+    """, conformance=False, title="a dict key nested 300000 tuples deep crashed the process when hashed"),
+    R("HOSTILE-pickle-copy-amplification", "load", """
+        import struct
+        n = 1 << 16   # a 64 KiB array state (memoized), then 2000 arrays built from it for 8 bytes each
+        dtype = (b"\\x8c\\x05numpy\\x8c\\x05dtype\\x93\\x8c\\x02f4\\x89\\x88\\x87R"
+                 b"(K\\x03\\x8c\\x01<NNNJ\\xff\\xff\\xff\\xffJ\\xff\\xff\\xff\\xffK\\x00tb")
+        arrays = (b"\\x80\\x04]\\x8c\\x16numpy._core.multiarray\\x8c\\x0c_reconstruct\\x93\\x940"
+                  b"\\x8c\\x05numpy\\x8c\\x07ndarray\\x93\\x940h\\x01K\\x00\\x85C\\x01b\\x87\\x940"
+                  b"(K\\x01J" + struct.pack("<i", n // 4) + b"\\x85" + dtype + b"\\x89B" + struct.pack("<I", n)
+                  + bytes(n) + b"t\\x940" + b"h\\x00h\\x02Rh\\x03ba" * 2000 + b".")
+        # the same with list(), bytearray() and protocol 2's _codecs.encode of one memoized object
+        lists = (b"\\x80\\x04]\\x8c\\x08builtins\\x8c\\x04list\\x93\\x940(" + b"N" * n + b"l\\x940"
+                 + b"h\\x00h\\x01\\x85Ra" * 2000 + b".")
+        blobs = (b"\\x80\\x04]\\x8c\\x08builtins\\x8c\\tbytearray\\x93\\x940B" + struct.pack("<I", n) + bytes(n)
+                 + b"\\x940" + b"h\\x00h\\x01\\x85Ra" * 2000 + b".")
+        texts = (b"\\x80\\x04]\\x8c\\x07_codecs\\x8c\\x06encode\\x93\\x940X" + struct.pack("<I", n) + b"a" * n
+                 + b"\\x940" + b"h\\x00h\\x01\\x8c\\x06latin1\\x86Ra" * 2000 + b".")
+        for label, data in {"ndarray": arrays, "list": lists, "bytearray": blobs, "_codecs.encode": texts}.items():
+            path = os.path.join(TMP, "copies.pdparams")
+            with open(path, "wb") as f:
+                f.write(data)
+            try:
+                paddle.load(path, return_numpy=True)
+            except Exception as e:
+                assert isinstance(e, ValueError) and "over and over" in str(e), (label, repr(e))
+            else:
+                must_raise("a " + label + " copied 2000 times from one memoized object")
+    """, conformance=False, title="a small pickle made paddle.load copy one memoized object thousands of times"),
+    R("HOSTILE-pdparams-repeated-slice", "load", """
+        import pickle
+        part = np.zeros(1 << 18, "float32")   # 1 MiB, listed 20000 times: 20 GiB if joined before any check
+        info = {"w": {"OriginShape": (20000, 1 << 18), "slices": ["w@@.0"] * 20000}}
+        path = os.path.join(TMP, "split.pdparams")
+        with open(path, "wb") as f:
+            pickle.dump({"w@@.0": part, "UnpackBigParamInfor@@": info}, f, protocol=2)
+        for load in (paddle.load, paddle.static.load_program_state):
+            try:
+                load(path)
+            except Exception as e:
+                assert isinstance(e, ValueError) and "UnpackBigParamInfor@@" in str(e), repr(e)
+            else:
+                must_raise("a .pdparams listing one slice 20000 times")
+    """, conformance=False, title="a .pdparams repeating one big-array slice allocated gigabytes before any check"),
+    R("HOSTILE-pdmodel-fuzz", "static.deserialize_program", """
+        s = api("static.serialization")
+        desc = s.framework_pb2.ProgramDesc()
+        for idx, parent in [(0, -1), (1, 0), (2, 1), (3, 0)]:
+            block = desc.blocks.add(idx=idx, parent_idx=parent)
+            block.vars.append(s.make_var_desc("x%d" % idx, [2, 3], "float32", persistable=idx == 0))
+        desc.blocks[3].forward_block_idx = 1
+        for block, sub in [(0, 1), (1, 2), (0, 3)]:
+            desc.blocks[block].ops.append(s.make_op_desc(
+                "conditional_block", {"Cond": ["x0"]}, {"Out": ["x%d" % sub]}, {"sub_block": sub}, {"sub_block": "BLOCK"}))
+        data = desc.SerializeToString()
+        rng = np.random.RandomState(0)
+        for i in range(400):   # flipped bits, set bytes, truncations: each parses or raises ValueError, quickly
+            damaged = bytearray(data)
+            where = int(rng.randint(len(damaged)))
+            if i % 3 == 0:
+                damaged[where] ^= 1 << int(rng.randint(8))
+            elif i % 3 == 1:
+                damaged[where] = int(rng.randint(256))
+            else:
+                damaged = damaged[:where]
+            try:
+                program = paddle.static.deserialize_program(bytes(damaged))
+            except ValueError:
+                continue
+            for block in program.blocks:   # what a loader does next: look names up through the parents
+                block._find_var_recursive("x0")
+    """, conformance=False, title="damaged .pdmodel files with sub-blocks parse or raise ValueError"),
+
     # --- crash reports from Paddle's issue tracker --------------------------------------------------
     R("ISSUE-49919-min", "min", """
         out = paddle.min(t(np.zeros([0, 3]), "float32"), axis=0)

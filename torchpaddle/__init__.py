@@ -9,6 +9,7 @@ from .framework.place import (CPUPlace, CUDAPlace, CUDAPinnedPlace, XPUPlace, se
                               is_compiled_with_cuda, is_compiled_with_xpu, is_compiled_with_rocm,
                               get_cudnn_version)
 from .framework.tensor import Tensor, is_tensor  # noqa: F401
+from .framework.printing import set_printoptions  # noqa: F401
 from .framework.mode import in_dynamic_mode, enable_static, disable_static  # noqa: F401
 from . import ops  # noqa: F401
 from .tensor import *  # noqa: F401,F403
@@ -32,3 +33,5 @@ from .distributed import DataParallel  # noqa: E402,F401
 from .hapi import Model, summary, flops  # noqa: E402,F401
 from . import hapi, callbacks  # noqa: E402,F401
 from . import jit  # noqa: E402,F401
+from . import _C_ops, _legacy_C_ops  # noqa: E402,F401  (the op-call modules model code imports)
+from . import base, common_ops_import  # noqa: E402,F401

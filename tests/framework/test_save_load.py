@@ -211,6 +211,61 @@ def test_big_array_slicing_for_protocol_2(monkeypatch):
     assert "UnpackBigParamInfor@@" not in pickle.loads(_bytes({"w": w}, protocol=4))
 
 
+_PART = np.arange(1024, dtype=np.float32)
+_BAD_SLICES = {  # label -> (UnpackBigParamInfor@@ entries, the slice arrays in the file)
+    "one slice listed 2000 times": ({"w": {"OriginShape": (2000, 1024), "slices": ["w@@.0"] * 2000}},
+                                    {"w@@.0": _PART}),
+    "one array under 2000 names": ({"w": {"OriginShape": (2000, 1024), "slices": [f"w@@.{i}" for i in range(2000)]}},
+                                   {f"w@@.{i}": _PART for i in range(2000)}),
+    "huge declared shape": ({"w": {"OriginShape": (2 ** 40, 2 ** 20), "slices": ["w@@.0"]}}, {"w@@.0": _PART}),
+    "shape the slices do not fill": ({"w": {"OriginShape": (3, 1024), "slices": ["w@@.0"]}}, {"w@@.0": _PART}),
+    "negative shape": ({"w": {"OriginShape": (-1, 1024), "slices": ["w@@.0"]}}, {"w@@.0": _PART}),
+    "missing slice": ({"w": {"OriginShape": (1024,), "slices": ["w@@.7"]}}, {"w@@.0": _PART}),
+    "slice shared by two entries": ({"w": {"OriginShape": (1024,), "slices": ["s"]},
+                                     "v": {"OriginShape": (1024,), "slices": ["s"]}}, {"s": _PART}),
+    "entry named like a slice": ({"w@@.1": {"OriginShape": (1024,), "slices": ["w@@.0"]},
+                                  "w": {"OriginShape": (1024,), "slices": ["w@@.1"]}},
+                                 {"w@@.0": _PART, "w@@.1": _PART + 1}),
+    "2-D slice": ({"w": {"OriginShape": (1024,), "slices": ["w@@.0"]}}, {"w@@.0": _PART.reshape(32, 32)}),
+    "mixed dtypes": ({"w": {"OriginShape": (2048,), "slices": ["a", "b"]}},
+                     {"a": _PART, "b": _PART.astype(np.float64)}),
+    "no slices": ({"w": {"OriginShape": (0,), "slices": []}}, {}),
+    "not a dict": (["w"], {}),
+}
+
+
+@pytest.mark.parametrize("label", sorted(_BAD_SLICES))
+def test_bad_big_array_slices_are_refused_before_allocating(tmp_path, label):
+    # a few KiB naming one slice thousands of times would otherwise be joined into a huge array first
+    info, slices = _BAD_SLICES[label]
+    data = pickle.dumps(dict(slices, **{"UnpackBigParamInfor@@": info}), protocol=2)
+    with pytest.raises(pio.CorruptFileError, match="UnpackBigParamInfor@@"):
+        paddle.load(io.BytesIO(data))
+    (tmp_path / "m.pdparams").write_bytes(data)
+    with pytest.raises(ValueError, match="UnpackBigParamInfor@@"):
+        paddle.static.load_program_state(str(tmp_path / "m"))
+
+
+def test_shared_objects_load_once_and_stay_shared():
+    # NOTE: Paddle rebuilds every path through a shared object; here an object the file shares (a Tensor saved
+    # twice, a list held by several others) is converted once and stays one object
+    t = paddle.to_tensor(np.arange(3, dtype=np.float32))
+    inner = [t, {"k": t}]
+    out = _roundtrip([inner, inner, (t, t)])
+    assert out[0] is out[1] and out[0][0] is out[0][1]["k"] is out[2][0] is out[2][1]
+    assert out[0][0].numpy().tolist() == [0.0, 1.0, 2.0]
+    cyclic = [np.arange(2.0)]
+    cyclic.append(cyclic)
+    back = paddle.load(io.BytesIO(pickle.dumps(cyclic, protocol=4)))
+    assert back[1] is back and back[0].numpy().tolist() == [0.0, 1.0]
+    # one array under two names of a state dict: two named Tensors over one buffer, not two copies
+    array = np.arange(4, dtype=">f4")   # big-endian: each conversion would copy
+    table = {"a": "layer.a", "b": "layer.b"}
+    sd = paddle.load(io.BytesIO(pickle.dumps({"a": array, "b": array, "StructuredToParameterName@@": table})))
+    assert (sd["a"].name, sd["b"].name) == ("layer.a", "layer.b")
+    assert sd["a"]._t.data_ptr() == sd["b"]._t.data_ptr() and sd["b"].numpy().tolist() == [0, 1, 2, 3]
+
+
 @pytest.mark.parametrize("kwargs,exc", [({"protocol": 1}, ValueError), ({"protocol": 5}, ValueError),
                                         ({"protocol": "4"}, ValueError), ({"foo": 1}, ValueError),
                                         ({"use_binary_format": "yes"}, TypeError)])

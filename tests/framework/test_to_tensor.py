@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 import torchpaddle as paddle
+import paddle_ref
+from tests.framework import to_tensor_cases
 
 T = paddle.to_tensor
 
@@ -125,3 +127,39 @@ def test_bad_dtype():
     with pytest.raises(TypeError):
         T([1, 2], dtype="int7")
 
+
+
+# -- precision: data given with a dtype is converted once, from full precision ---------------------------------
+
+def test_float64_data_stays_exact():
+    # hand-worked: 0.1 and 0.9 as float64 are Python's own floats, not float32's nearest values widened
+    assert T([0.1, 0.9], dtype="float64").tolist() == [0.1, 0.9]
+    assert T([[0.1], [1e-300]], dtype="float64").tolist() == [[0.1], [1e-300]]
+    assert T(0.1, dtype="float64").item() == 0.1
+    assert T([1, 0.1], dtype=paddle.float64).tolist() == [1.0, 0.1]
+    assert T(0.1 + 0.2j, dtype="complex128").item() == 0.1 + 0.2j
+    assert T([1 / 3, 2j], dtype="complex128").tolist() == [1 / 3, 2j]
+    assert T(np.float64(0.1), dtype="float64").item() == 0.1
+    assert paddle.Tensor([0.1], dtype="float64").tolist() == [0.1]
+
+
+def test_float16_data_is_rounded_once():
+    # 2049.0001 lies just above the float16 midpoint 2049 between 2048 and 2050; through float32 it lands on the
+    # midpoint and rounds to even (2048)
+    assert T([2049.0001], dtype="float16").tolist() == [float(np.float16(2049.0001))] == [2050.0]
+    assert T(2049.0001, dtype="float16").item() == 2050.0
+
+
+def test_default_dtype_still_narrows_floats_without_a_dtype():
+    assert T([0.1]).dtype == paddle.float32 and T([0.1]).tolist() == [float(np.float32(0.1))]
+    assert T(0.1 + 0.2j).dtype == paddle.complex64
+
+
+@pytest.mark.conformance
+def test_values_and_dtypes_match_real_paddle():
+    reference = paddle_ref.results("tests.framework.to_tensor_cases", timeout=300)
+    ours = to_tensor_cases.run(paddle)
+    assert sorted(ours) == sorted(reference)
+    mismatches = [f"{name}: ours {ours[name]}, Paddle {reference[name]}" for name in reference
+                  if ours[name] != reference[name]]
+    assert not mismatches, "\n".join(mismatches)

@@ -12,6 +12,9 @@ from torchpaddle.static.serialization import read_records, view_program
 
 from tests.jit import jit_nets
 
+# these tests check the legacy .pdmodel files (PIR .json: tests/static/test_pir_json.py)
+pytestmark = pytest.mark.usefixtures("legacy_program_format")
+
 RTOL, ATOL = 1e-5, 1e-6
 
 
@@ -60,7 +63,7 @@ def test_files_have_paddles_layout(tmp_path):
     layer = jit_nets.build(paddle, "conv")
     prefix = str(tmp_path / "conv")
     paddle.jit.save(layer, prefix, input_spec=_spec("conv"))
-    assert sorted(os.listdir(tmp_path)) == ["conv.pdiparams", "conv.pdiparams.info", "conv.pdmodel"]
+    assert sorted(os.listdir(tmp_path)) == ["conv.pdiparams", "conv.pdiparams.info", "conv.pdmodel", "conv.tpsave"]
     with open(prefix + ".pdiparams.info", "rb") as f:
         info = pickle.load(f)
     by_name = {t.name: key for key, t in layer.state_dict().items()}
@@ -94,8 +97,11 @@ def test_save_uses_the_traced_program_when_no_input_spec(tmp_path):
     _close(a(x).numpy(), layer(x).numpy())
     _close(b(x).numpy(), layer(x).numpy())
     assert b.program().global_block().var("x").shape == [2, 6]
-    with pytest.raises(ValueError, match="shape"):
-        b(paddle.to_tensor(jit_nets.inputs("mlp", 3)))
+    # as in Paddle, the saved feed shape is not enforced: the program runs at batch 3 (its ops allow it)
+    x3 = paddle.to_tensor(jit_nets.inputs("mlp", 3))
+    _close(b(x3).numpy(), layer(x3).numpy())
+    with pytest.raises(ValueError):   # a size the ops cannot take is the op's error, as in Paddle
+        b(paddle.ones([3, 5]))
 
 
 def test_save_a_function(tmp_path):
@@ -167,6 +173,9 @@ def test_bad_input(tmp_path):
         loaded(paddle.ones([1, 6], "float64"))
     with open(tmp_path / "m.pdmodel", "wb") as f:
         f.write(b"\x08\xff\xff not a program")
+    with pytest.raises(ValueError, match="m.pdmodel is not what that save wrote"):   # the set is torn
+        paddle.jit.load(str(tmp_path / "m"))
+    os.unlink(tmp_path / "m.tpsave")   # without the manifest: the corrupt file itself is reported
     with pytest.raises(ValueError, match="cannot load"):
         paddle.jit.load(str(tmp_path / "m"))
     paddle.jit.save(layer, str(tmp_path / "m"), input_spec=_spec("mlp"))
@@ -183,12 +192,19 @@ def test_bad_input(tmp_path):
 @pytest.mark.multiprocess
 @pytest.mark.skipif(not paddle_ref.available(), reason="reference PaddlePaddle venv not found")
 def test_both_ways_with_paddle(tmp_path):
-    """Ours load in Paddle's jit.load with our outputs; Paddle's jit.save files load here with Paddle's."""
+    """Ours load in Paddle's jit.load with our outputs; Paddle's jit.save files load here with Paddle's. The
+    DYNAMIC nets (x.shape[0] into reshape, x.shape[2:] into interpolate, setitem) run at other batch and spatial
+    sizes than any seen while saving, both ways."""
     ours = {}
     for name in ("mlp", "conv"):
         layer = jit_nets.build(paddle, name)
         paddle.jit.save(layer, str(tmp_path / "ours" / name), input_spec=_spec(name))
         ours[name] = layer(paddle.to_tensor(jit_nets.inputs(name, 5, seed=2))).numpy()
+    for name, configs in list(jit_nets.DYNAMIC.items()) + list(jit_nets.OURS_ONLY.items()):
+        layer = jit_nets.build(paddle, name)
+        paddle.jit.save(layer, str(tmp_path / "ours" / name), input_spec=_spec(name))
+        for i, (batch, size) in enumerate(configs):
+            ours[f"{name}@{i}"] = layer(paddle.to_tensor(jit_nets.inputs(name, batch, seed=i, size=size))).numpy()
     paddle_ref.run_module("tests.jit.paddle_jit_ref", str(tmp_path), timeout=300)
     in_paddle = np.load(tmp_path / "ours_in_paddle.npz")
     paddle_out = np.load(tmp_path / "paddle_results.npz")
@@ -199,6 +215,17 @@ def test_both_ways_with_paddle(tmp_path):
         _close(loaded(paddle.to_tensor(jit_nets.inputs(name, 3))).numpy(), paddle_out[name])
         eager = jit_nets.build(paddle, name)
         _close(paddle_out[name], eager(paddle.to_tensor(jit_nets.inputs(name, 3))).numpy())
+    for name, configs in jit_nets.DYNAMIC.items():
+        loaded = paddle.jit.load(str(tmp_path / "paddle" / name))
+        for i, (batch, size) in enumerate(configs):
+            key = f"{name}@{i}"
+            _close(in_paddle[key], ours[key])     # ours, run by Paddle at this size
+            _close(paddle_out[key], ours[key])    # Paddle's saved program there agrees with our eager layer
+            x = paddle.to_tensor(jit_nets.inputs(name, batch, seed=i, size=size))
+            _close(loaded(x).numpy(), paddle_out[key])   # Paddle's, run here
+    for name, configs in jit_nets.OURS_ONLY.items():
+        for i in range(len(configs)):
+            _close(in_paddle[f"{name}@{i}"], ours[f"{name}@{i}"])
 
 
 def test_paddle_load_of_a_saved_model_gives_its_state_dict(tmp_path):

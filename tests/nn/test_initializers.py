@@ -75,6 +75,9 @@ def test_assign_shape_rules_differ_from_paddle():
     # Paddle reshapes the parameter to the value's shape; we keep the parameter's shape (same element count)
     p = cases._param(paddle, [2, 3], I.Assign([1, 2, 3, 4, 5, 6]))
     assert p.shape == [2, 3] and p.numpy().tolist() == [[1, 2, 3], [4, 5, 6]]
+    value = np.arange(6, dtype="float32").reshape(3, 2)   # another shape, same count: accepted, row-major
+    lin = paddle.nn.Linear(2, 3, weight_attr=paddle.ParamAttr(initializer=I.Assign(paddle.to_tensor(value))))
+    assert lin.weight.shape == [2, 3] and lin.weight.numpy().reshape(-1).tolist() == list(range(6))
     with pytest.raises(ValueError, match="5 elements"):
         cases._param(paddle, [2, 3], I.Assign(np.arange(5)))
     with pytest.raises(TypeError, match="Assign"):

@@ -165,6 +165,51 @@ def s_feed_errors(paddle):
     return out
 
 
+def _outcome(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - the type is the result
+        return _exception(e)
+
+
+def s_fetch_list_forms(paddle):
+    net = _Net(paddle)
+    forms = {"variable": net.loss, "name": net.loss.name, "tuple": (net.loss, net.logits.name),
+             "nested": [net.loss, (net.logits, net.hidden.name)], "none": None, "int_item": [1],
+             "set": {net.loss}, "nested_int": [[net.loss, 1]], "twice_nested": [[[net.loss]]]}
+    return {key: _outcome(lambda f=fetch: net.run(f)) for key, fetch in forms.items()}
+
+
+def s_feed_forms(paddle):
+    net = _Net(paddle)
+    feed = {"x": X, "label": LABEL}
+    out = {"list": net.run([net.loss], feed=[feed]), "tuple": net.run([net.loss], feed=(feed,))}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out["unknown_name"] = net.run([net.loss], feed=dict(feed, bogus=X))
+        out["unknown_name_compiled"] = net.run([net.loss], program=paddle.static.CompiledProgram(net.main),
+                                               feed=[dict(feed, bogus=X)])
+    out["warned"] = sum(issubclass(w.category, UserWarning) and "bogus" in str(w.message) for w in caught)
+    for key, bad in (("two_dicts", [feed, feed]), ("no_dict", []), ("array_in_list", [X]), ("string", "x")):
+        with paddle.static.scope_guard(net.scope):
+            out[key] = _outcome(lambda b=bad: net.exe.run(net.main, feed=b, fetch_list=[net.loss]))
+    return out
+
+
+def s_variable_cpu_and_value_errors(paddle):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.utils.unique_name.guard(), paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 4], "float32")
+        y = x.cpu()
+        z = paddle.scale(y, 2.0)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    out = {"memcpy": [op.attr("dst_place_type") for op in main.global_block().ops if op.type == "memcpy"],
+           "values": exe.run(main, feed={"x": X}, fetch_list=[y, z]), "shape_eq_tuple": y.shape == (-1, 4)}
+    for key, fn in (("numpy", x.numpy), ("int", lambda: int(x)), ("float", lambda: float(x)), ("len", lambda: len(x))):
+        out[key] = _outcome(fn)
+    return out
+
+
 SCENARIOS = {name[2:]: fn for name, fn in sorted(globals().items()) if name.startswith("s_")}
 
 

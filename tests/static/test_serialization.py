@@ -483,3 +483,13 @@ def test_files_written_here_load_in_real_paddle(tmp_path):
     y = np.load(tmp_path / "y.npy")
     np.testing.assert_allclose(y, _mlp_forward(params, x), rtol=1e-5, atol=1e-6)
     assert not np.allclose(y, _mlp_forward({n: arrays["param:" + n] for n in params}, x), atol=1e-3)
+
+
+def test_element_type_numbers_are_framework_protos():
+    """The tensor stream's hand-written VarType numbers and TensorDesc bytes equal the generated protobuf's."""
+    from torchpaddle.framework import tensor_stream as ts
+    for code in pb.VarType.Type.values():
+        assert pb.VarType.Type.Name(code) in (ts._TYPE_NAMES[code], "LOD_TENSOR", "LOD_TENSOR_ARRAY")
+    for code, dims in [(pb.VarType.FP32, [2, 3]), (pb.VarType.INT64, []), (pb.VarType.BF16, [0, 2 ** 40, 1])]:
+        assert ts._tensor_desc(code, dims) == _desc_bytes(code, dims)
+        assert ts._parse_tensor_desc(_desc_bytes(code, dims), 0, len(_desc_bytes(code, dims))) == (code, tuple(dims))

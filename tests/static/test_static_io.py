@@ -14,6 +14,9 @@ from torchpaddle.static.serialization import view_program
 from tests.static.static_io_common import (EXPECTED, TRAIN_FEED, close as _close, desc_with_op, exe,  # noqa: F401
                                            fixture, nets)
 
+# these tests check the legacy .pdmodel files (PIR .json: tests/static/test_pir_json.py)
+pytestmark = pytest.mark.usefixtures("legacy_program_format")
+
 
 # -- files written by real Paddle ------------------------------------------------------------------------------
 @pytest.mark.parametrize("name,feed,n_out", [("conv", "conv", 2), ("mlp", "mlp", 2), ("mlp_fc", "mlp", 1)])
@@ -134,7 +137,7 @@ def test_inference_round_trip_here(exe, tmp_path):
     want = exe.run(main.clone(for_test=True), feed={"img": EXPECTED["input:conv"]}, fetch_list=fetches)
     prefix = str(tmp_path / "sub" / "conv")
     paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=main)
-    assert sorted(os.listdir(tmp_path / "sub")) == ["conv.pdiparams", "conv.pdmodel"]
+    assert sorted(os.listdir(tmp_path / "sub")) == ["conv.pdiparams", "conv.pdmodel", "conv.tpsave"]
     with paddle.static.scope_guard(paddle.static.Scope()):
         program, feed_names, fetch_targets = paddle.static.load_inference_model(prefix, exe)
         got = exe.run(program, feed={feed_names[0]: EXPECTED["input:conv"]}, fetch_list=fetch_targets)
@@ -225,7 +228,7 @@ def test_static_save_load_round_trip_with_optimizer_state(exe, tmp_path):
     exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
     path = str(tmp_path / "ckpt" / "model")
     paddle.static.save(main, path)
-    assert sorted(os.listdir(tmp_path / "ckpt")) == ["model.pdmodel", "model.pdopt", "model.pdparams"]
+    assert sorted(os.listdir(tmp_path / "ckpt")) == ["model.pdmodel", "model.pdopt", "model.pdparams", "model.tpsave"]
     (next_loss,) = exe.run(main, feed=TRAIN_FEED, fetch_list=fetches)
     state = paddle.static.load_program_state(path)
     assert "linear_0.w_0_velocity_0" in state and "learning_rate_0" in state

@@ -155,3 +155,105 @@ def test_unknown_op_type_in_paddle_training_program(exe, tmp_path):
     (tmp_path / "m.pdiparams").write_bytes(b"")
     with pytest.raises(ValueError, match=r"not registered in torchpaddle: 'momentum_v9' \(block 0, op \d+\)"):
         paddle.static.load_inference_model(str(tmp_path / "m"), exe)
+
+
+# -- variable names as file names (the 1.x one-file-per-variable layout) ------------------------------------
+_ESCAPING = ["../escaped", "../../escaped", "sub/../../escaped", "..\\escaped", "/ABS/escaped", "a\x00b", ".",
+             "a//b", "sub/"]
+
+
+def _escaping_name(tmp_path, name):
+    return str(tmp_path / "escaped") if name.startswith("/ABS/") else name
+
+
+def _files_under(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, found in os.walk(root) for f in found)
+
+
+@pytest.mark.parametrize("name", _ESCAPING)
+def test_variable_names_cannot_write_outside_the_folder(exe, tmp_path, name):
+    name = _escaping_name(tmp_path, name)
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [None, 2], "float32")
+        y = paddle.static.nn.fc(x, 1, weight_attr=paddle.ParamAttr(name=name), bias_attr=False)
+    weight = main.global_block().var(name)
+    paddle.static.global_scope().var(name).get_tensor().set(np.ones([2, 1], np.float32), paddle.CPUPlace())
+    folder = tmp_path / "a" / "b" / "model"
+    with pytest.raises(ValueError, match="variable .* cannot have its own file"):
+        paddle.static.io.save_vars(exe, str(folder), main, vars=[weight])
+    with pytest.raises(ValueError, match="variable .* cannot have its own file"):
+        paddle.static.save_inference_model(str(folder / "m"), [x], [y], exe, program=main, separate_parameters=True)
+    assert _files_under(tmp_path) == []   # refused before anything was written
+
+
+@pytest.mark.parametrize("name", _ESCAPING)
+def test_variable_names_from_a_file_cannot_read_outside_the_folder(exe, tmp_path, name):
+    from torchpaddle.static.serialization import make_var_desc, write_tensors
+    name = _escaping_name(tmp_path, name)
+    folder = tmp_path / "a" / "b" / "model"
+    folder.mkdir(parents=True)
+    secret = np.arange(2, dtype=np.float32)
+    for target in (tmp_path / "escaped", tmp_path / "a" / "escaped"):   # what "../" names would reach
+        target.write_bytes(write_tensors([secret]))
+    desc = desc_with_op("relu")
+    desc.blocks[0].vars.append(make_var_desc(name, [2], "float32", persistable=True))
+    (folder / "__model__").write_bytes(desc.SerializeToString())
+    with pytest.raises(ValueError, match="variable .* cannot have its own file"):
+        paddle.static.load_inference_model(str(folder), exe, model_filename="__model__")
+    program = paddle.static.deserialize_program(desc.SerializeToString())
+    var = program.global_block().var(name)
+    with pytest.raises(ValueError, match="variable .* cannot have its own file"):
+        paddle.static.io.load_vars(exe, str(folder), program, vars=[var])
+    with pytest.raises(ValueError, match="variable .* cannot have its own file"):
+        paddle.static.load_program_state(str(folder), var_list=[var])
+    assert paddle.static.global_scope().find_var(name) is None
+
+
+def test_variable_names_with_folders_inside_stay_allowed(exe, tmp_path):
+    # as in Paddle, a name with '/' that stays inside the folder is a file in a sub-folder
+    main = paddle.static.Program()
+    var = main.global_block().create_var(name="block1/w", shape=[2], dtype="float32", persistable=True)
+    paddle.static.global_scope().var("block1/w").get_tensor().set(np.arange(2, dtype=np.float32), paddle.CPUPlace())
+    paddle.static.io.save_vars(exe, str(tmp_path), main, vars=[var])
+    assert _files_under(tmp_path) == [os.path.join("block1", "w")]
+    state = paddle.static.load_program_state(str(tmp_path), var_list=[var])
+    np.testing.assert_array_equal(state["block1/w"], [0, 1])
+
+
+def _varint(value):
+    value &= (1 << 64) - 1   # int64 dims: negative ones as ten bytes, as protobuf writes them
+    out = b""
+    while value > 0x7F:
+        out, value = out + bytes([value & 0x7F | 0x80]), value >> 7
+    return out + bytes([value])
+
+
+def _tensor_header(dims, data_type=5, lod=(), desc_size=None):
+    """The head of one tensor of a .pdiparams stream, written by hand so that it can lie."""
+    import struct
+    desc = b"\x08" + _varint(data_type) + b"".join(b"\x10" + _varint(d) for d in dims)
+    head = struct.pack("<IQ", 0, len(lod)) + b"".join(struct.pack("<Q", size) + data for size, data in lod)
+    return head + struct.pack("<Ii", 0, len(desc) if desc_size is None else desc_size) + desc
+
+
+_LYING_STREAMS = {   # a first tensor whose sizes promise far more than the file holds, or make no sense
+    "huge dims": _tensor_header([2 ** 40, 2 ** 40]),
+    "dims overflowing int64 when multiplied": _tensor_header([2 ** 62, 2 ** 62, 2 ** 62]),
+    "negative dims": _tensor_header([-1, 4]) + bytes(16),
+    "bad dtype code": _tensor_header([1], data_type=77) + bytes(4),
+    "huge LoD level count": b"\x00" * 4 + b"\xff" * 8 + bytes(64),
+    "huge LoD level size": _tensor_header([1], lod=[(2 ** 63, b"")]) + bytes(4),
+    "LoD level size not a multiple of 8": _tensor_header([1], lod=[(3, b"abc")]) + bytes(4),
+    "huge TensorDesc size": _tensor_header([1], desc_size=2 ** 31 - 1) + bytes(4),
+    "negative TensorDesc size": _tensor_header([1], desc_size=-8) + bytes(4),
+    "TensorDesc that is not protobuf": b"\x00" * 12 + b"\x00\x00\x00\x00\x08\x00\x00\x00" + b"\xff" * 8,
+}
+
+
+@pytest.mark.parametrize("label", sorted(_LYING_STREAMS))
+def test_lying_pdiparams_is_refused_before_allocating(exe, tmp_path, label):
+    prefix = _copy_model(tmp_path)
+    (tmp_path / "mlp.pdiparams").write_bytes(_LYING_STREAMS[label])
+    with pytest.raises(ValueError, match="mlp.pdiparams: tensor stream"):
+        paddle.static.load_inference_model(prefix, exe)

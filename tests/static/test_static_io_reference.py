@@ -15,7 +15,8 @@ from torchpaddle.static.serialization import view_program
 
 from tests.static.static_io_common import FIXTURES, TRAIN_FEED, nets
 
-pytestmark = [pytest.mark.conformance, pytest.mark.multiprocess,
+# these tests check the legacy .pdmodel files (PIR .json: tests/static/test_pir_json.py)
+pytestmark = [pytest.mark.conformance, pytest.mark.multiprocess, pytest.mark.usefixtures("legacy_program_format"),
               pytest.mark.skipif(not paddle_ref.available(), reason="reference PaddlePaddle venv not found")]
 
 

@@ -165,6 +165,63 @@ def is_integer(d):
     return not (d.torch.is_floating_point or d.torch.is_complex or d.torch is torch.bool)
 
 
+# Ops that Paddle 3.3.1 lets promote any dtypes when an operand is a 0-D tensor (see promote_binary), by
+# our op type; True where a 0-D operand then acts like a scalar. NOTE: floor_divide promotes, but plainly.
+ZERO_DIM_PROMOTING = dict.fromkeys([
+    "elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div", "elementwise_pow",
+    "elementwise_mod", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
+    "copysign", "cross", "trunc_divide", "equal_all"], True)
+ZERO_DIM_PROMOTING["elementwise_floordiv"] = False
+
+
+def _kind(t):
+    # bool is a kind of its own: Paddle's "same kind" test pairs int with int, not with bool
+    return 3 if t.is_complex else 2 if t.is_floating_point else 0 if t is torch.bool else 1
+
+
+def promote_binary(op_name, x, y):
+    """torch tensors ``x``, ``y`` of different dtypes -> both cast to Paddle 3.3.1's result dtype.
+
+    Paddle's lattice is torch.promote_types on every dtype Paddle has. Two tensors of rank >= 1 promote only
+    float with float and complex with anything (else TypeError). The ZERO_DIM_PROMOTING ops promote any pair
+    that has a 0-D operand, and most of them treat it like a scalar: of the other operand's kind (int,
+    float, complex) it takes that operand's dtype; two 0-D tensors promote along the lattice.
+    """
+    a, b = x.dtype, y.dtype
+    x0, y0 = x.dim() == 0, y.dim() == 0
+    if (x0 or y0) and op_name in ZERO_DIM_PROMOTING:
+        if x0 == y0 or _kind(a) != _kind(b) or not ZERO_DIM_PROMOTING[op_name]:
+            target = torch.promote_types(a, b)
+        else:
+            target = b if x0 else a
+    elif (a.is_floating_point and b.is_floating_point) or a.is_complex or b.is_complex:
+        target = torch.promote_types(a, b)
+    else:
+        raise TypeError(f"{op_name}: type promotion only supports floating-point with floating-point and "
+                        f"complex with real numbers (or a 0-D Tensor operand), but got X {from_torch_dtype(a)}"
+                        f"{list(x.shape)} and Y {from_torch_dtype(b)}{list(y.shape)}")
+    return x.to(target), y.to(target)
+
+
+def promote_scalar(x, value):
+    """A tensor ``x`` and a Python bool/float/complex ``value`` -> the pair to compute Paddle's result with.
+
+    Paddle keeps the tensor's dtype, except: an int/bool tensor with a float gives float32 (whatever the
+    default dtype), a real tensor with a complex gives complex64 (complex128 from float64). A bool value
+    counts as the tensor's dtype.
+    """
+    cls = value.__class__
+    if cls is builtins.float:
+        if not (x.is_floating_point() or x.is_complex()):
+            x = x.to(torch.float32)
+    elif cls is builtins.complex:
+        if not x.is_complex():
+            x = x.to(torch.complex128 if x.dtype is torch.float64 else torch.complex64)
+    elif cls is builtins.bool and x.dtype is not torch.bool:
+        value = builtins.int(value)   # torch refuses bool operands in subtraction
+    return x, value
+
+
 def check_binary_promotion(op_name, a, b):
     """Paddle 3.3.1 promotes Tensor-Tensor dtypes only float<->float and complex<->real; others raise."""
     if a is b:

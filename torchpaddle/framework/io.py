@@ -12,7 +12,11 @@ when an object holds no such tuple, every ndarray becomes a Tensor. ``return_num
 
 Unlike Paddle, loading uses an allow-list unpickler (NumPy arrays/dtypes/scalars, builtin containers,
 OrderedDict): a file that names any other global raises ``UnsafePickleError`` and nothing in it runs.
-Saving to a path is atomic: a temporary file in the same folder, fsync, ``os.replace``, fsync the folder.
+Nor can a small file crash the process, make it loop or allocate far more than the file holds (deep tuple
+keys, shared structures, copies of memoized objects, split-array tables are checked); such a file raises
+``CorruptFileError``. An object the file shares is converted once and stays shared (Paddle copies each path).
+Saving to a path is atomic: a temporary file in the same folder, fsync, ``os.replace``, fsync the folder
+(a FIFO or device is written through); see ``atomic`` for that and for sets of files saved together.
 """
 import codecs
 import collections
@@ -22,15 +26,14 @@ import io
 import os
 import pickle
 import re
-import secrets
-import stat
-import struct
 import warnings
 
 import numpy as np
 import torch
 
+from . import atomic as _atomic
 from . import dtype as _dtype
+from . import tensor_stream as _tensor_stream
 from .place import to_torch_device
 from .tensor import Tensor, wrap
 
@@ -83,6 +86,12 @@ def save(obj, path, protocol=4, **configs):
                              "system], but received filename is empty string.")
     elif not isinstance(path, io.BytesIO):
         raise ValueError(f"only supports saving objects to file and `BytesIO`, but got {type(path)}")
+    _write(path, _writer(obj, protocol, config))
+
+
+def _writer(obj, protocol=4, config=None):
+    """``write(f)`` putting ``obj`` in a file as paddle.save does; bad arguments raise here, before any write."""
+    config = config or {}
     binary = config.get("use_binary_format", False)
     if not isinstance(binary, bool):
         raise TypeError(f"Type of `use_binary_format` should be bool, but received {type(binary)}.")
@@ -92,13 +101,13 @@ def save(obj, path, protocol=4, **configs):
         if not isinstance(obj, Tensor):
             raise NotImplementedError("When use_binary_format = True, `paddle.save`  expected Tensor, but "
                                       f"received {type(obj)}.")
-        return _write(path, lambda f: _write_dense_tensor(f, obj))
+        return lambda f: _write_dense_tensor(f, obj)
     if config.get("pickle_protocol") is not None:
         protocol = config["pickle_protocol"]
         warnings.warn("'pickle_protocol' is a deprecated argument. Please use 'protocol' instead.")
     for cls, fn in _SAVERS:
         if isinstance(obj, cls):
-            return _write(path, lambda f: f.write(fn(obj)))
+            return lambda f: f.write(fn(obj))
     if not isinstance(protocol, int):
         raise ValueError(f"The 'protocol' MUST be `int`, but received {type(protocol)}")
     if protocol < 2 or protocol > 4:
@@ -110,7 +119,7 @@ def save(obj, path, protocol=4, **configs):
     else:
         _check_saveable(obj)
         payload = obj
-    _write(path, lambda f: _Pickler(f, protocol).dump(payload))
+    return lambda f: _Pickler(f, protocol).dump(payload)
 
 
 class _Pickler(pickle.Pickler):
@@ -214,152 +223,28 @@ def _write(path, write):
 
 
 def _atomic_write(path, write):
-    if os.path.islink(path):
-        path = os.path.realpath(path)
-    if os.path.isdir(path):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    base = os.path.basename(path)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    while True:
-        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o666)  # the umask applies, as for a plain open()
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))  # keep an existing file's permissions
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_folder(folder)
+    _atomic.write_file(path, write)
 
 
-def _fsync_folder(folder):
-    if os.name == "nt":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-# -- the DenseTensor stream (use_binary_format=True; one entry of a .pdiparams file) -------------------
-# u32 version 0 | u64 lod_level | per level: u64 nbytes + offsets | u32 version 0 | i32 desc size |
-# TensorDesc protobuf (1: data_type VarType, 2: repeated int64 dims) | raw little-endian data
-def _varint(value):
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
-
-
+# -- the DenseTensor stream (use_binary_format=True): one entry of a .pdiparams file ---------------------
 def _write_dense_tensor(f, tensor):
     t = tensor._t.detach().cpu().contiguous()
-    desc = b"\x08" + _varint(_dtype.from_torch_dtype(t.dtype).proto)
-    for dim in t.shape:
-        desc += b"\x10" + _varint(dim)
-    f.write(struct.pack("<IQIi", 0, 0, 0, len(desc)) + desc)
-    f.write(t.reshape(-1).view(torch.uint8).numpy().data)
-
-
-def _read_varint(data, pos, end):
-    value = shift = 0
-    while pos < end and shift < 70:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-    raise CorruptFileError("bad varint in the tensor description")
-
-
-def _parse_tensor_desc(data, pos, end):
-    proto, dims = None, []
-    while pos < end:
-        key, pos = _read_varint(data, pos, end)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _read_varint(data, pos, end)
-            if field == 1:
-                proto = value
-            elif field == 2:
-                dims.append(value - (1 << 64) if value >= 1 << 63 else value)
-        elif wire == 2:
-            size, pos = _read_varint(data, pos, end)
-            if pos + size > end:
-                raise CorruptFileError("truncated tensor description")
-            if field == 2:  # packed dims
-                stop, pos2 = pos + size, pos
-                while pos2 < stop:
-                    value, pos2 = _read_varint(data, pos2, stop)
-                    dims.append(value - (1 << 64) if value >= 1 << 63 else value)
-            pos += size
-        elif wire in (1, 5):
-            pos += 8 if wire == 1 else 4
-        else:
-            raise CorruptFileError(f"unknown protobuf wire type {wire} in the tensor description")
-    if pos != end or proto is None:
-        raise CorruptFileError("malformed tensor description")
-    return proto, dims
+    code = _dtype.from_torch_dtype(t.dtype).proto
+    bits = np.frombuffer(t.reshape(-1).view(torch.uint8).numpy(), _tensor_stream.DTYPES[code][1])
+    f.write(_tensor_stream.write_tensor(_tensor_stream.TensorRecord(bits.reshape(tuple(t.shape)), code)))
 
 
 def _read_dense_tensor(data):
     """bytes -> torch tensor, or None when ``data`` is not exactly one DenseTensor stream."""
-    size = len(data)
-    if size < 16 or struct.unpack_from("<I", data, 0)[0] != 0:
+    try:
+        (record,) = _tensor_stream.read_records(data, count=1)
+    except ValueError:
         return None
-    lod_level = struct.unpack_from("<Q", data, 4)[0]
-    pos = 12
-    for _ in range(min(lod_level, size)):
-        if pos + 8 > size:
-            return None
-        pos += 8 + struct.unpack_from("<Q", data, pos)[0]
-    if lod_level > size or pos + 8 > size or struct.unpack_from("<I", data, pos)[0] != 0:
+    kind = _dtype._FROM_PROTO.get(record.data_type)
+    if kind is None:
         return None
-    desc_size = struct.unpack_from("<i", data, pos + 4)[0]
-    pos += 8
-    if desc_size <= 0 or pos + desc_size > size:
-        return None
-    proto, dims = _parse_tensor_desc(data, pos, pos + desc_size)
-    pos += desc_size
-    kind = _dtype._FROM_PROTO.get(proto)
-    if kind is None or any(d < 0 for d in dims):
-        return None
-    numel = 1
-    for d in dims:
-        numel *= d
-    if numel * kind.torch.itemsize != size - pos:
-        return None
-    if numel == 0:
-        return torch.empty(dims, dtype=kind.torch)
-    return torch.frombuffer(bytearray(data[pos:]), dtype=torch.uint8).view(kind.torch).reshape(dims)
+    array = np.ascontiguousarray(record.array)
+    return torch.from_numpy(array.reshape(-1).view(np.uint8).copy()).view(kind.torch).reshape(array.shape)
 
 
 # -- load -------------------------------------------------------------------------------------------
@@ -369,6 +254,8 @@ class _PaddleEnumRecord:
     table = {}
 
     def __setstate__(self, state):
+        if type(state) is not int:   # it is looked up (hashed) later: only what Paddle writes gets that far
+            raise UnsafePickleError(f"paddle.load: a Paddle dtype's state must be an int, got {type(state).__name__}")
         self.value = state
 
 
@@ -484,10 +371,45 @@ def add_safe_globals(objects):
             _TRUSTED_CLASSES.add(obj)
 
 
+# Limits on what a small hostile file can make the unpickler do (see _SafeUnpickler).
+_MAX_KEY_NESTING = 1000   # as deep as Python's own pickler writes with the default recursion limit
+_COPY_BUDGET_FACTOR, _COPY_BUDGET_SLACK = 4, 1 << 20
+# builders that copy their argument: a memoized object passed to them again and again multiplies memory
+_COPYING = frozenset([tuple, list, dict, set, frozenset, collections.OrderedDict, _safe_encode] +
+                     [_ALLOWED[(m, k)] for m in ("builtins", "__builtin__") for k in ("bytes", "bytearray")])
+_HASHING = frozenset([dict, set, frozenset, collections.OrderedDict])   # ... and those that hash its items
+_SIZED = (str, bytes, bytearray, list, tuple, set, frozenset, dict)
+
+
+def _stream_size(f):
+    """Bytes from the current position to the end of ``f``; None when it cannot seek."""
+    try:
+        start = f.tell()
+        end = f.seek(0, io.SEEK_END)
+        f.seek(start)
+    except (AttributeError, OSError, ValueError):
+        return None
+    return end - start
+
+
 class _SafeUnpickler(pickle._Unpickler):
-    """The pure-Python unpickler, so BUILD (which calls __setstate__) can be checked before it runs."""
+    """The pure-Python unpickler, so BUILD (which calls __setstate__) can be checked before it runs.
+
+    A file of a few hundred bytes must not be able to crash or exhaust the process either:
+    - CPython hashes a tuple by recursing in C with no depth check, so a dict key or set member nested a
+      million tuples deep crashes it: keys are measured (memoized by identity) before they are hashed;
+    - the memo lets a file pass one big object to a copying builder (list(), bytes(), an array's state) any
+      number of times for a few bytes each: what builders and arrays copy is charged against a budget of a
+      few times the file's size, which a file Python's pickler wrote never comes near.
+    """
     dispatch = dict(pickle._Unpickler.dispatch)
     saw_enum = False
+
+    def __init__(self, file, **kwargs):
+        super().__init__(file, **kwargs)
+        size = _stream_size(file)
+        self._copy_budget = None if size is None else _COPY_BUDGET_FACTOR * size + _COPY_BUDGET_SLACK
+        self._key_nesting = {}   # id(tuple) -> (nesting, tuple): the tuple is kept so its id stays unique
 
     def find_class(self, module, name):
         found = _ALLOWED.get((module, name))
@@ -498,7 +420,72 @@ class _SafeUnpickler(pickle._Unpickler):
                 "anything. If you trust the file, allow it with torchpaddle.framework.io.add_safe_globals().")
         if isinstance(found, type) and issubclass(found, _PaddleEnumRecord):
             self.saw_enum = True
+        if found in _COPYING:
+            return self._metered(found)
         return found
+
+    def _metered(self, build):
+        hashing = build in _HASHING
+
+        def call(*args, **kwargs):
+            for arg in args:
+                if isinstance(arg, _SIZED):
+                    self._charge(len(arg))
+                    if hashing and not isinstance(arg, (str, bytes, bytearray)):
+                        for item in arg:
+                            self._check_key(item)
+            return build(*args, **kwargs)
+        return call
+
+    def _charge(self, amount):
+        if self._copy_budget is not None:
+            self._copy_budget -= amount
+            if self._copy_budget < 0:
+                raise CorruptFileError("paddle.load: the file copies the same data over and over (far more "
+                                       "than it holds); refused before it exhausts memory")
+
+    def _check_key(self, key):
+        if type(key) is not tuple:   # str, int...: nothing nested to hash
+            return
+        known, stack, path = self._key_nesting, [(key, False)], 0
+        while stack:
+            value, children_done = stack.pop()
+            if children_done:
+                path -= 1
+                depth = 1 + max((known[id(v)][0] for v in value if type(v) is tuple), default=0)
+            elif id(value) in known:
+                continue
+            else:
+                path += 1
+                depth = path
+                stack.append((value, True))
+                stack.extend((v, False) for v in value if type(v) is tuple and id(v) not in known)
+            if depth > _MAX_KEY_NESTING:
+                raise CorruptFileError(f"paddle.load: a dict key or set member nests tuples more than "
+                                       f"{_MAX_KEY_NESTING} deep")
+            if children_done:
+                known[id(value)] = (depth, value)
+
+    def load_setitem(self):
+        self._check_key(self.stack[-2] if len(self.stack) >= 2 else None)
+        pickle._Unpickler.load_setitem(self)
+
+    def load_setitems(self):
+        for key in self.stack[0::2]:   # since the mark: key, value, key, value...
+            self._check_key(key)
+        pickle._Unpickler.load_setitems(self)
+
+    def _check_marked(self):
+        for item in self.stack:   # the items since the mark
+            self._check_key(item)
+
+    def load_additems(self):
+        self._check_marked()
+        pickle._Unpickler.load_additems(self)
+
+    def load_frozenset(self):
+        self._check_marked()
+        pickle._Unpickler.load_frozenset(self)
 
     def persistent_load(self, pid):
         raise UnsafePickleError("paddle.load: persistent ids are not supported")
@@ -523,6 +510,7 @@ class _SafeUnpickler(pickle._Unpickler):
             _check_dtype_state(inst, state)
         elif type(inst) is np.ndarray:
             _check_array_state(state)
+            self._charge(len(state[4]))   # NumPy copies the data into the array
         elif not (isinstance(inst, _PaddleEnumRecord) or type(inst) in _TRUSTED_CLASSES):
             raise UnsafePickleError(f"paddle.load: setting the state of a {type(inst).__name__} is not allowed")
         pickle._Unpickler.load_build(self)
@@ -530,6 +518,10 @@ class _SafeUnpickler(pickle._Unpickler):
     dispatch[pickle.BUILD[0]] = load_build
     dispatch[pickle.GLOBAL[0]] = load_global
     dispatch[pickle.INST[0]] = load_inst
+    dispatch[pickle.SETITEM[0]] = load_setitem
+    dispatch[pickle.SETITEMS[0]] = load_setitems
+    dispatch[pickle.ADDITEMS[0]] = load_additems
+    dispatch[pickle.FROZENSET[0]] = load_frozenset
 
 
 def load(path, **configs):
@@ -548,6 +540,7 @@ def load(path, **configs):
     if not isinstance(path, str):
         raise TypeError(f"paddle.load: path must be a str or io.BytesIO, got {type(path).__name__}")
     if os.path.isfile(path):
+        _atomic.check_member(path)  # a member of a torn multi-file save is refused, not loaded as a mix
         with open(path, "rb") as f:
             return _load_stream(f, config, path)
     for loader in _PATH_LOADERS:
@@ -578,10 +571,7 @@ def _load_stream(f, config, where):
         data = f.read()
         if not data:
             raise CorruptFileError(f"paddle.load: {where} is empty") from None
-        try:
-            t = _read_dense_tensor(data)
-        except CorruptFileError:
-            t = None
+        t = _read_dense_tensor(data)
         if t is not None:
             out = wrap(t.to(to_torch_device(None)))
             return out.numpy() if config.get("return_numpy") else out
@@ -591,12 +581,9 @@ def _load_stream(f, config, where):
                 return found
         raise CorruptFileError(f"`paddle.load` can not parse the file: {where} is truncated, corrupt or not "
                                f"written by paddle.save ({type(exc).__name__}: {exc})") from exc
-    try:
-        result = _restore(result, config)
-        if unpickler.saw_enum:
-            result = _convert(result, lambda v: isinstance(v, _PaddleEnumRecord), _enum_to_dtype)
-    except RecursionError:
-        raise CorruptFileError(f"paddle.load: {where} holds an object nested too deeply (or cyclic)") from None
+    result = _restore(result, config)
+    if unpickler.saw_enum:
+        result = _convert(result, lambda v: isinstance(v, _PaddleEnumRecord), _enum_to_dtype)
     return result
 
 
@@ -610,34 +597,69 @@ def _restore(result, config):
             if not isinstance(table, dict):
                 raise CorruptFileError(f"paddle.load: the {_NAME_TABLE} entry is not a dict")
             if not return_numpy:
+                make = _tensor_maker()
                 for key, name in table.items():
                     value = result.get(key)
                     if isinstance(value, np.ndarray):
-                        result[key] = _array_to_tensor(value, name)
+                        result[key] = make(value, name)
             if not config.get("keep_name_table"):
                 del result[_NAME_TABLE]
             return result
     if _contains(result, _is_tensor_record):
         if return_numpy:
             return _convert(result, _is_tensor_record, lambda v: v[1])
-        return _convert(result, _is_tensor_record, lambda v: _array_to_tensor(v[1], v[0]))
+        make = _tensor_maker()
+        return _convert(result, _is_tensor_record, lambda v: make(v[1], v[0]))
     if return_numpy:
         return result
-    return _convert(result, lambda v: isinstance(v, np.ndarray), _array_to_tensor)
+    return _convert(result, lambda v: isinstance(v, np.ndarray), _tensor_maker())
 
 
 def _merge_split_arrays(result):
+    """Join the ``key@@.N`` slices of arrays Paddle split (protocol 2/3). Every entry is checked against the
+    slices the file really holds before anything is allocated: a slice named twice, one array under two
+    names, or a declared shape the slices do not fill would otherwise make a small file allocate gigabytes."""
     info = result.get(_UNPACK_INFO)
     if info is None:
         return
-    try:
-        for key, entry in info.items():
-            parts = [result[part] for part in entry["slices"]]
-            result[key] = np.concatenate(parts).reshape(entry["OriginShape"])
-            for part in entry["slices"]:
-                result.pop(part)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise CorruptFileError(f"paddle.load: bad {_UNPACK_INFO} entry ({type(exc).__name__}: {exc})") from None
+    if not isinstance(info, dict):
+        raise CorruptFileError(f"paddle.load: the {_UNPACK_INFO} entry is not a dict")
+    merged, names, arrays = [], set(), set()
+    for key, entry in info.items():
+        where = f"paddle.load: {_UNPACK_INFO} entry {key!r}"
+        slices = entry.get("slices") if isinstance(entry, dict) else None
+        shape = entry.get("OriginShape") if isinstance(entry, dict) else None
+        if not isinstance(slices, (list, tuple)) or not slices or not isinstance(shape, (list, tuple)) or \
+                not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in shape):
+            raise CorruptFileError(f"{where} needs a non-empty 'slices' list and an 'OriginShape' of sizes >= 0")
+        parts = []
+        for name in slices:
+            if not isinstance(name, str) or name in names or name in (_NAME_TABLE, _UNPACK_INFO):
+                raise CorruptFileError(f"{where}: slice {name!r} is not a slice name or is listed twice")
+            names.add(name)
+            part = result.get(name)
+            if isinstance(part, Tensor):   # set_program_state may be given Tensors
+                part = part.numpy()
+            if not isinstance(part, np.ndarray) or part.ndim != 1 or id(part) in arrays:
+                raise CorruptFileError(f"{where}: slice {name!r} is missing, not a 1-D array, or the same array "
+                                       "as another slice")
+            arrays.add(id(part))
+            parts.append(part)
+        if len({p.dtype for p in parts}) != 1:
+            raise CorruptFileError(f"{where}: the slices have different dtypes")
+        numel = 1
+        for d in shape:
+            numel *= int(d)
+        if sum(p.size for p in parts) != numel:
+            raise CorruptFileError(f"{where}: the slices hold {sum(p.size for p in parts)} elements, the "
+                                   f"OriginShape {list(shape)} needs {numel}")
+        merged.append((key, parts, tuple(int(d) for d in shape)))
+    if any(key in names for key, _, _ in merged):
+        raise CorruptFileError(f"paddle.load: an {_UNPACK_INFO} entry is named like a slice")
+    for key, parts, shape in merged:
+        result[key] = np.concatenate(parts).reshape(shape)
+    for name in names:
+        del result[name]
     del result[_UNPACK_INFO]
 
 
@@ -645,39 +667,75 @@ def _is_tensor_record(value):
     return type(value) is tuple and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], np.ndarray)
 
 
+# The walks below visit each container once (by identity) and keep no Python recursion: a file may share one
+# list many levels deep (a "billion laughs": 2**100 paths through a few hundred bytes), nest deeper than the
+# recursion limit, or hold a cycle.
 def _contains(obj, pred):
-    if pred(obj):
-        return True
-    kind = type(obj)
-    if kind is dict or kind is collections.OrderedDict:
-        return any(_contains(v, pred) for v in obj.values())
-    if kind is list or kind is tuple:
-        return any(_contains(v, pred) for v in obj)
+    """Paddle's _contain_x: whether ``pred`` holds for anything inside dict/OrderedDict/list/tuple."""
+    seen, stack = set(), [obj]
+    while stack:
+        value = stack.pop()
+        if pred(value):
+            return True
+        kind = type(value)
+        if (kind is dict or kind is collections.OrderedDict or kind is list or kind is tuple) and \
+                id(value) not in seen:
+            seen.add(id(value))
+            stack.extend(value.values() if kind is dict or kind is collections.OrderedDict else value)
     return False
 
 
 def _convert(obj, pred, fn):
-    """Paddle's _parse_every_object: replace matches inside dict/OrderedDict/list in place, rebuild tuple/set."""
-    if pred(obj):
-        return fn(obj)
-    kind = type(obj)
-    if kind is dict or kind is collections.OrderedDict:
-        for key, value in obj.items():
-            obj[key] = _convert(value, pred, fn)
-    elif kind is list:
-        for i, value in enumerate(obj):
-            obj[i] = _convert(value, pred, fn)
-    elif kind is tuple:
-        return tuple(_convert(v, pred, fn) for v in obj)
-    elif kind is set:
-        return {_convert(v, pred, fn) for v in obj}
-    return obj
+    """Paddle's _parse_every_object: replace matches inside dict/OrderedDict/list in place, rebuild tuple/set.
+    An object found twice is converted once, and both places get the same result."""
+    done = {}   # id(source) -> (source, result); the source is kept so its id stays unique
+    stack = [(obj, False)]
+    while stack:
+        value, children_done = stack.pop()
+        kind = type(value)
+        mapping = kind is dict or kind is collections.OrderedDict
+        if not children_done:
+            if id(value) in done:
+                continue
+            if pred(value):
+                done[id(value)] = (value, fn(value))
+            elif mapping or kind is list or kind is tuple or kind is set:
+                done[id(value)] = (value, value)   # what a cycle back to it sees until it is finished
+                stack.append((value, True))
+                stack.extend((v, False) for v in (value.values() if mapping else value))
+            continue
+        if mapping or kind is list:
+            for k, v in (value.items() if mapping else enumerate(value)):
+                new = done.get(id(v))
+                if new is not None and new[1] is not v:
+                    value[k] = new[1]
+        else:
+            items = [done.get(id(v), (v, v))[1] for v in value]
+            if any(a is not b for a, b in zip(items, value)):
+                done[id(value)] = (value, kind(items))
+    return done.get(id(obj), (obj, obj))[1]
 
 
 # what paddle.to_tensor accepts from NumPy (uint16 means bfloat16)
 _TENSOR_DTYPES = frozenset(np.dtype(t) for t in (np.bool_, np.float16, np.float32, np.float64, np.complex64,
                                                   np.complex128, np.int8, np.int16, np.int32, np.int64,
                                                   np.uint8, np.uint16))
+
+
+def _tensor_maker():
+    """``make(array, name=None)`` -> Tensor, converting each array once: Tensors made from one array (a file
+    may name it any number of times) share its memory instead of each taking a copy."""
+    made = {}   # id(array) -> (array, torch tensor); the array is kept so its id stays unique
+
+    def make(array, name=None):
+        found = made.get(id(array))
+        if found is None:
+            found = made[id(array)] = (array, _array_to_tensor(array)._t)
+        out = wrap(found[1])
+        if name is not None:
+            out._name = name
+        return out
+    return make
 
 
 def _array_to_tensor(array, name=None):

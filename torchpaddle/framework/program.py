@@ -8,12 +8,13 @@ computed by the static Executor; this module only describes programs.
 import contextlib
 import copy
 import itertools
+import warnings
 
 import torch
 
 from . import dtype as _dtype
 from .mode import STATE as _MODE
-from .tensor import Tensor
+from .tensor import Size, Tensor
 from ..utils import unique_name
 
 __all__ = ["Program", "Block", "Operator", "Variable", "StaticParameter", "default_main_program",
@@ -49,6 +50,7 @@ _LOD_TENSOR = "DENSE_TENSOR"   # Paddle 3 prints LoD tensors as DENSE_TENSOR
 class Variable(Tensor):
     """A variable of a Block: ``paddle.static.Variable``."""
     _is_variable = True
+    block = None   # its own Block, set per instance (shadows Tensor.block, the dygraph answer)
 
     def __init__(self, block, name=None, shape=None, dtype=None, persistable=False, stop_gradient=False,
                  lod_level=0, type=_LOD_TENSOR, is_data=False, need_check_feed=False, **kwargs):
@@ -92,7 +94,12 @@ class Variable(Tensor):
 
     @property
     def shape(self):
-        return list(self.desc_shape)
+        # NOTE: what Paddle 3.3.1 users see by default (PIR) is a paddle.Size, a list that also equals a tuple;
+        # its legacy static Variable gives a tuple. Size serves code written against either.
+        if self.block.program._trace_dims and -1 in self.desc_shape:
+            from .dynamic_dims import traced_shape   # paddle.jit: sizes known at run time (see there)
+            return Size(traced_shape(self))
+        return Size(self.desc_shape)
 
     @property
     def dtype(self):
@@ -132,8 +139,27 @@ class Variable(Tensor):
 
     @property
     def place(self):
-        from .place import place_of, current_torch_device
-        return place_of(current_torch_device())
+        # None with a warning, as Paddle: the Executor's place decides where a Variable's value lives
+        warnings.warn(f"static Variable {self._name} has no place while the program is built; None is returned",
+                      UserWarning, stacklevel=2)
+        return None
+
+    def cpu(self):
+        """A copy on the CPU when the program runs: a ``memcpy`` op, as Paddle appends."""
+        from .. import ops
+        return ops.memcpy(self, dst_place_type=0)
+
+    def cuda(self, device_id=None, blocking=True):
+        """A copy on the GPU when the program runs (``memcpy``); Paddle ignores ``device_id`` and ``blocking``
+        here, with a warning."""
+        from .. import ops
+        if device_id is not None:
+            warnings.warn("Variable.cuda: device_id is not supported in static graph mode and is ignored",
+                          UserWarning, stacklevel=2)
+        if blocking is not True:
+            warnings.warn("Variable.cuda: blocking is not supported in static graph mode and is ignored",
+                          UserWarning, stacklevel=2)
+        return ops.memcpy(self, dst_place_type=1)
 
     def _assign_from(self, value):
         """``paddle.assign(value, output=self)`` while building: an assign op writing this Variable."""
@@ -159,18 +185,19 @@ class Variable(Tensor):
         return False
 
     # -- Tensor methods that would need a value ----------------------------------------------------------
-    def _no_value(self, what):
-        raise RuntimeError(f"{what}: {self._name} is a static-graph Variable with no value; run its program "
-                           "with paddle.static.Executor and fetch it")
+    def _no_value(self, what, error=TypeError):
+        # TypeError as Paddle for item()/int()/float(); numpy() and tolist() raise AssertionError there
+        raise error(f"{what}: {self._name} is a static-graph Variable with no value; run its program with "
+                    "paddle.static.Executor and fetch it")
 
     def numpy(self):
-        self._no_value("Variable.numpy()")
+        self._no_value("Variable.numpy()", AssertionError)
 
     def item(self, *args):
         self._no_value("Variable.item()")
 
     def tolist(self):
-        self._no_value("Variable.tolist()")
+        self._no_value("Variable.tolist()", AssertionError)
 
     def __array__(self, dtype=None, copy=None):
         self._no_value("np.array(Variable)")
@@ -182,6 +209,8 @@ class Variable(Tensor):
     def __len__(self):
         if not self.desc_shape:
             raise TypeError("len() of a 0-D Variable")
+        if self.desc_shape[0] < 0:
+            raise TypeError(f"len() of Variable {self._name}: its first dimension is unknown (-1) until it is fed")
         return self.desc_shape[0]
 
     def __float__(self):
@@ -341,6 +370,7 @@ class Operator:
     def all_attrs(self):
         return dict(self.attrs)
 
+    @property
     def attr_names(self):
         return list(self.attrs)
 
@@ -394,11 +424,14 @@ class Block:
         return name in self.vars
 
     def _find_var_recursive(self, name):
-        block = self
+        block, hops = self, len(self.program.blocks)
         while block is not None:
             found = block.vars.get(name)
             if found is not None:
                 return found
+            hops -= 1
+            if hops < 0:   # a parent_idx loop (a hand-edited Program): fail rather than spin
+                raise ValueError(f"Block {self.idx}: its parent blocks form a loop; cannot look up {name!r}")
             block = block.parent_block
         return None
 
@@ -513,6 +546,7 @@ def _names(slots):
 
 class Program:
     _ids = itertools.count()
+    _trace_dims = False   # set by paddle.jit on the program it traces: Variable.shape gives DynamicDims
 
     def __init__(self):
         self.blocks = [Block(self, 0)]
@@ -674,6 +708,8 @@ class Program:
 
 # -- the default programs and guards --------------------------------------------------------------------------
 class _Programs:
+    # shared by every thread, as Paddle's default programs (and program_guard, name_scope) are; only the
+    # dygraph/static mode is per thread (framework/mode.py)
     main = Program()
     startup = Program()
 

@@ -30,6 +30,15 @@ class Size(list):
     def __repr__(self):
         return f"paddle.Size({list.__repr__(self)})"
 
+    # NOTE: Paddle's Size also equals a tuple of the same ints (legacy code compares shapes with tuples)
+    def __eq__(self, other):
+        return list.__eq__(self, list(other) if isinstance(other, tuple) else other)
+
+    def __ne__(self, other):
+        return list.__ne__(self, list(other) if isinstance(other, tuple) else other)
+
+    __hash__ = None
+
     def numel(self):
         n = 1
         for d in self:
@@ -46,6 +55,7 @@ class TensorSize(int):
 
 class Tensor:
     __slots__ = ("_t", "_name", "__dict__", "__weakref__")
+    __module__ = "paddle"  # type(x) prints as <class 'paddle.Tensor'>; pickles go through __reduce_ex__
     _sg_false = False
     _is_variable = False   # True for static-graph Variables, which hold no value
     persistable = False
@@ -125,6 +135,12 @@ class Tensor:
     def _is_initialized(self):
         return True
 
+    @property
+    def block(self):
+        """As Paddle's dygraph Tensor (and Parameter): the default main program's global block."""
+        from .program import default_main_program
+        return default_main_program().global_block()
+
     def value(self):
         return self
 
@@ -159,7 +175,11 @@ class Tensor:
     @property
     def grad(self):
         g = self._t.grad
-        return None if g is None else wrap(g)
+        if g is None:
+            return None
+        out = wrap(g)
+        out._sg_false = True   # Paddle reports a gradient as a leaf with stop_gradient=False
+        return out
 
     @grad.setter
     def grad(self, value):

@@ -189,17 +189,20 @@ class _DynamicAdapter:
         return self.model.network.parameters(*args, **kwargs)
 
     def save(self, path):
-        from ..framework.io import save
+        from ..framework.atomic import write_set
+        from ..framework.io import _writer
         model = self.model
-        save(model.network.state_dict(), path + ".pdparams")
+        members = [(".pdparams", _writer(model.network.state_dict()))]
         if model._optimizer is not None:
             state = model._optimizer.state_dict()
             if state:
-                save(state, path + ".pdopt")
+                members.append((".pdopt", _writer(state)))
         if getattr(model, "_scaler", None) is not None:
             state = model._scaler.state_dict()
             if state:
-                save(state, path + ".pdscaler")
+                members.append((".pdscaler", _writer(state)))
+        # one set: a killed save never leaves new parameters beside an old optimizer state (framework.atomic)
+        write_set(path, members, (".pdparams", ".pdopt", ".pdscaler"))
 
     def load(self, param_state_pairs, optim_state, scaler_state=None):
         model = self.model
@@ -233,7 +236,9 @@ class Model:
     the logs dict the loops hand to callbacks is shared by this Model's train and eval phases only (Paddle
     shares one dict across every Model of the process); ``load(skip_mismatch=True)`` skips a mismatched key
     (Paddle re-applies the previous key, or fails on the first one); a forward with more (optional) arguments
-    than inputs is not an IndexError; checkpoints are read with the safe unpickler of paddle.load.
+    than inputs is not an IndexError; checkpoints are read with the safe unpickler of paddle.load; ``save`` writes
+    its files as one set with a ``path.tpsave`` manifest and removes a ``.pdopt``/``.pdscaler`` it does not
+    write, so a killed save or an earlier run's optimizer state is never loaded beside new parameters.
     """
 
     def __init__(self, network, inputs=None, labels=None):

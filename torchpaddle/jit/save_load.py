@@ -5,17 +5,23 @@ outputs, ``is_test`` on, feed/fetch ops); ``path.pdiparams``: its persistable va
 tensor stream; ``path.pdiparams.info``: a pickled dict, variable name -> {structured_name, stop_gradient,
 trainable (parameters only)}, which Paddle's jit.load reads to tell parameters from buffers. This is what
 PaddlePaddle 3.3.1 writes with FLAGS_enable_pir_api=0; files written here load in it and the other way round.
+The three files are saved as one set (``path.tpsave`` manifest, framework.atomic): a torn save is refused.
+With FLAGS_enable_pir_api on (the default), as in PaddlePaddle 3.3.1, the program is written as ``path.json``
+(static.pir_program_io) beside ``path.pdiparams``, and no ``.info``: every persistable loads as a parameter.
+Loading reads whichever program file is there (both: the one the flag picks).
 """
 import io as _pyio
 import os
 import pickle
 
+from ..framework import atomic as _atomic
 from ..framework import io as _fio
 from ..framework.parameter import Parameter
 from ..framework.place import to_torch_device
 from ..framework.tensor import wrap
+from ..framework.program import StaticParameter
 from ..static import io as _static_io
-from ..static import program_io
+from ..static import pir_program_io, program_io
 from ..static.prune import normalize_program, persistable_vars
 from ..static.scope import Scope
 from .api import check_input_spec, static_function_of
@@ -73,8 +79,10 @@ def save(layer, path, input_spec=None, **configs):
         raise ValueError(f"paddle.jit.save: {static.__name__} returns no Tensor to save")
     program = normalize_program(concrete.main_program, concrete.inputs, concrete.fetch_vars,
                                 skip_prune_program=configs.get("skip_prune_program", False))
-    model = program_io.program_to_desc_bytes(program, clip_extra=configs.get("clip_extra", True),
-                                             training_info=False)
+    model_suffix, model = pir_program_io.model_bytes(
+        program, lambda: program_io.program_to_desc_bytes(program, clip_extra=configs.get("clip_extra", True),
+                                                          training_info=False), "paddle.jit.save")
+    pir = model_suffix == ".json"
     variables = persistable_vars(program)
     bound = dict(concrete.bindings)
     scope = Scope()
@@ -94,13 +102,13 @@ def save(layer, path, input_spec=None, **configs):
     pickle.dump(info, buffer, protocol=2)
     if dirname:
         os.makedirs(dirname, exist_ok=True)
-    for suffix in (".pdmodel", ".pdiparams", ".pdiparams.info"):
+    for suffix in _static_io.INFERENCE_FILES:
         if os.path.isdir(path + suffix):
             raise ValueError(f"paddle.jit.save: {path + suffix!r} is an existing directory")
-    _static_io.save_to_file(path + ".pdmodel", model)
-    if params is not None:
-        _static_io.save_to_file(path + ".pdiparams", params)
-    _static_io.save_to_file(path + ".pdiparams.info", buffer.getvalue())
+    members = [(model_suffix, model)] + ([(".pdiparams", params)] if params is not None else [])
+    if not pir:
+        members.append((".pdiparams.info", buffer.getvalue()))
+    _atomic.write_set(path, members, _static_io.INFERENCE_FILES)
 
 
 def _model_files(path, configs):
@@ -113,7 +121,7 @@ def _model_files(path, configs):
     if os.path.isdir(path):
         raise ValueError(f"paddle.jit.load: {path!r} is a directory; give the path prefix the model was saved "
                          "with (path/prefix for path/prefix.pdmodel), or model_filename and params_filename")
-    return path + ".pdmodel", path + ".pdiparams"
+    return pir_program_io.model_file(path), path + ".pdiparams"
 
 
 def _read_info(path):
@@ -149,6 +157,7 @@ def load(path, **configs):
     if not os.path.isfile(model_path):
         raise _fio._PathNotFoundError(2, f"paddle.jit.load: the model file {model_path} does not exist",
                                       model_path)
+    _atomic.check_member(model_path)  # refuse a torn save (see framework.atomic)
     with open(model_path, "rb") as f:
         data = f.read()
     try:
@@ -161,7 +170,8 @@ def load(path, **configs):
     if not fetch_names:
         raise ValueError(f"paddle.jit.load: {model_path} has no fetch targets (it is not an inference model)")
     variables = persistable_vars(program)
-    info = _read_info(params_path + ".info") if params_path else None
+    pir = pir_program_io.is_pir_bytes(data)
+    info = _read_info(params_path + ".info") if params_path and not pir else None
     persistables = {}
     if variables:
         if params_path is None or not os.path.isfile(params_path):
@@ -170,7 +180,7 @@ def load(path, **configs):
         with open(params_path, "rb") as f:
             params = f.read()
         scope = Scope()
-        _static_io._load_stream(params, variables, scope, to_torch_device(None), params_path)
+        _static_io.load_params(params, variables, scope, to_torch_device(None), params_path, pir)
         for var in variables:
             value = scope._get(var.name)
             entry = info.get(var.name) if info is not None else None
@@ -179,6 +189,8 @@ def load(path, **configs):
                                  f"{params_path}.info")
             if entry is not None:
                 is_param, stop_gradient = "trainable" in entry, bool(entry.get("stop_gradient", False))
+            elif pir:   # as Paddle's PIR jit.load: every persistable is a parameter, trainable as the file says
+                is_param, stop_gradient = isinstance(var, StaticParameter), var.stop_gradient
             else:
                 is_param = _is_parameter(var.name, program)
                 stop_gradient = not is_param

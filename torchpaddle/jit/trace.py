@@ -179,9 +179,14 @@ def trace(function, args, kwargs, specs, names):
                 var.stop_gradient = stop_gradient
                 inputs.append(var)
             _append.capture_tensor = capture
+            main._trace_dims = True   # x.shape[i] of an unknown dim follows the input at run time
             call_args, call_kwargs = pack(template, inputs)
+            feed_names = [v.name for v in inputs]
             result = function(*call_args, **call_kwargs)
+            # by name: an input the function assigned into (x[i] = v) is another Variable object now
+            inputs = [main.global_block().var(name) for name in feed_names]
     finally:
+        main._trace_dims = False
         _append.capture_tensor = previous_hook
         if not was_static:
             _mode.disable_static()

@@ -101,10 +101,8 @@ class TranslatedLayer(Layer):
             if value.dtype != var.dtype.torch:
                 raise ValueError(f"TranslatedLayer: input {name!r} must have dtype {var.dtype.name}, got "
                                  f"{value.dtype}")
-            shape = var.desc_shape
-            if len(shape) != value.dim() or any(s >= 0 and s != d for s, d in zip(shape, value.shape)):
-                raise ValueError(f"TranslatedLayer: input {name!r} must have shape {list(shape)}, got "
-                                 f"{list(value.shape)}")
+            # NOTE: as in Paddle, the feed's saved shape is not enforced: a program traced for one batch size
+            # runs at another wherever its ops allow (the ops raise otherwise)
             env[name] = value
         for var_name in self._persistable_var_name_dict:
             env[var_name] = self._tensor_of(var_name)._t

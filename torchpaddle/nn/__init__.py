@@ -2,6 +2,10 @@
 from . import initializer  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .layer.layers import Layer  # noqa: F401
+from .layer import loss  # noqa: F401  ``paddle.nn.loss`` is the loss layers' module, as in Paddle
+import sys as _sys
+# Paddle exposes it only as an attribute; registering it also lets ``import paddle.nn.loss`` work.
+_sys.modules.setdefault(__name__ + ".loss", loss)
 from ..framework.parameter import Parameter  # noqa: F401
 from ..framework.param_attr import ParamAttr  # noqa: F401
 import importlib as _importlib

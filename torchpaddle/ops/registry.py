@@ -8,7 +8,7 @@ static layer (``mode.STATE.static_append``), which appends an OpDesc instead.
 import numpy as np
 import torch
 
-from ..framework.mode import STATE as _MODE
+from ..framework.mode import ANY_STATIC as _ANY_STATIC, STATE as _MODE
 from ..framework.tensor import Tensor, _new
 
 __all__ = ["op", "OpDef", "Slot", "REGISTRY", "REQUIRED", "get_op", "InputTypeError"]
@@ -25,11 +25,12 @@ REQUIRED = _Required()
 
 
 class Slot:
-    """An input or output slot: ``"X"`` one tensor, ``"X[]"`` a list, ``"X?"`` optional."""
+    """An input or output slot: ``"X"`` one tensor, ``"X[]"`` a list, ``"X?"`` optional, ``"X[]?"`` an
+    optional list (a size given as a list of tensors, as reshape2's ShapeTensor)."""
     __slots__ = ("name", "is_list", "optional")
 
     def __init__(self, spec):
-        self.is_list = spec.endswith("[]")
+        self.is_list = spec.rstrip("?").endswith("[]")
         self.optional = spec.endswith("?")
         self.name = spec.rstrip("[]?")
 
@@ -50,6 +51,7 @@ class OpDef:
         self.differentiable = differentiable
         self.grad_kernel = None
         self.grad_uses = ()
+        self.infer_meta = None
         self.doc = doc
         self._namespace = None
         self.eager = None
@@ -79,6 +81,13 @@ class OpDef:
             self._namespace["_k"] = _custom_grad_kernel(self)
             return fn
         return register
+
+    def infer(self, fn):
+        """Register the static shape inference for calls whose output shape the kernel cannot tell from meta
+        tensors (sizes given as tensors): fn(*input Variables, **attrs) -> what ``static.append.infer_outputs``
+        returns, or None to infer from the kernel as usual."""
+        self.infer_meta = fn
+        return fn
 
 
 class InputTypeError(TypeError, ValueError):
@@ -129,22 +138,24 @@ def _wrap_seq(values):
 def _make_eager(d):
     """Compile the eager entry point of ``d`` from source; attrs become keyword-only parameters."""
     params, unwrap, kernel_args = [], [], []
+    # trailing optional inputs default to None, so that adding one to an op leaves its callers as they are
+    required = max([i + 1 for i, s in enumerate(d.inputs) if not s.optional], default=0)
     for i, s in enumerate(d.inputs):
         name = s.name
-        params.append(name)
+        params.append(name if i < required else f"{name}=None")
         local = f"_a{i}"
         if s.is_list:
-            unwrap.append(f"    {local} = _ul({name}, _op, {name!r})")
+            line = f"    {local} = _ul({name}, _op, {name!r})"
         else:
             # isinstance, not try/except: a caught AttributeError (Python scalars) costs ~0.7us.
             line = f"    {local} = {name}._t if isinstance({name}, _T) else _us({name}, _op, {name!r})"
-            if s.optional:
-                line = f"    if {name} is None:\n        {local} = None\n    else:\n" + \
-                       "\n".join("    " + ln for ln in line.splitlines())
-            unwrap.append(line)
+        if s.optional:
+            line = f"    if {name} is None:\n        {local} = None\n    else:\n" + \
+                   "\n".join("    " + ln for ln in line.splitlines())
+        unwrap.append(line)
         kernel_args.append(local)
     attr_params = []
-    namespace = {"_us": _unwrap_slow, "_ul": _unwrap_list, "_new": _new, "_T": Tensor, "_S": _MODE,
+    namespace = {"_us": _unwrap_slow, "_ul": _unwrap_list, "_new": _new, "_T": Tensor, "_S": _MODE, "_A": _ANY_STATIC,
                  "_D": d, "_op": d.type, "_k": d.kernel, "_ws": _wrap_seq, "_defaults": {}}
     for key, default in d.attrs.items():
         if default is REQUIRED:
@@ -168,12 +179,13 @@ def _make_eager(d):
                f"for v in {call})")
     pyname = d.type if d.type.isidentifier() else "_op_fn"
     source = (f"def {pyname}({signature}):\n"
-              f"    if _S.static:\n        return _S.static_append(_D, {static_inputs}, {static_attrs})\n"
+              f"    if _A.on and _S.static:\n        return _S.static_append(_D, {static_inputs}, {static_attrs})\n"
               + "\n".join(unwrap) + ("\n" if unwrap else "") + ret + "\n")
     exec(compile(source, f"<op {d.type}>", "exec"), namespace)
     fn = namespace[pyname]
     fn.opdef = d
     fn.grad = d.grad
+    fn.infer = d.infer
     fn.__doc__ = d.doc
     fn.__qualname__ = fn.__name__ = d.type
     d._namespace = namespace

@@ -3,9 +3,8 @@
 ``E[g2] = rho*E[g2] + (1-rho)*g*g``, ``update = sqrt((E[dx2] + eps) / (E[g2] + eps)) * g``,
 ``E[dx2] = rho*E[dx2] + (1-rho)*update*update``, ``param -= lr * update``.
 """
-import torch
-
-from .optimizer import Optimizer, _one_minus, _sub_scaled_
+from ..ops.defs.optimizer import adadelta_update
+from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]
 
@@ -36,16 +35,14 @@ class Adadelta(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        rho, eps = float(options["rho"]), float(options["epsilon"])
-        decay = _one_minus(rho, states[0][0].dtype)
-        sq_grads = [s[0] for s in states]
-        sq_updates = [s[1] for s in states]
-        torch._foreach_mul_(sq_grads, rho)
-        torch._foreach_addcmul_(sq_grads, grads, grads, value=decay)
-        ratio = torch._foreach_div(torch._foreach_add(sq_updates, eps), torch._foreach_add(sq_grads, eps))
-        torch._foreach_sqrt_(ratio)
-        updates = torch._foreach_mul(ratio, grads)
-        torch._foreach_mul_(sq_updates, rho)
-        torch._foreach_addcmul_(sq_updates, updates, updates, value=decay)
-        _sub_scaled_(weights, updates, self._param_lrs(params))
+        adadelta_update(weights, grads, [s[0] for s in states], [s[1] for s in states], self._param_lrs(params),
+                        rho=options["rho"], epsilon=options["epsilon"])
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        sq_grad = accumulators[self._avg_squared_grad_acc_str]
+        sq_update = accumulators[self._avg_squared_update_acc_str]
+        return ("adadelta", {"Param": [param.name], "Grad": [grad], "AvgSquaredGrad": [sq_grad],
+                             "AvgSquaredUpdate": [sq_update], "LearningRate": [lr]},
+                {"ParamOut": [param.name], "AvgSquaredGradOut": [sq_grad], "AvgSquaredUpdateOut": [sq_update]},
+                {"rho": float(self._rho), "epsilon": float(self._epsilon), "multi_precision": False})

@@ -1,6 +1,5 @@
 """paddle.optimizer.Adagrad: ``moment += g*g``, ``param -= lr * g / (sqrt(moment) + epsilon)``."""
-import torch
-
+from ..ops.defs.optimizer import adagrad_update
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -26,9 +25,11 @@ class Adagrad(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        moments = [s[0] for s in states]
-        torch._foreach_addcmul_(moments, grads, grads)
-        denom = torch._foreach_sqrt(moments)
-        torch._foreach_add_(denom, float(options["epsilon"]))
-        torch._foreach_addcdiv_(weights, grads, denom, [-lr for lr in self._param_lrs(params)])
+        adagrad_update(weights, grads, [s[0] for s in states], self._param_lrs(params), epsilon=options["epsilon"])
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        moment = accumulators[self._moment_acc_str]
+        return ("adagrad", {"Param": [param.name], "Grad": [grad], "Moment": [moment], "LearningRate": [lr]},
+                {"ParamOut": [param.name], "MomentOut": [moment]},
+                {"epsilon": float(self._epsilon), "multi_precision": False})

@@ -5,11 +5,11 @@ Per step, with ``b1p``/``b2p`` the beta powers before the step (Paddle's CPU ker
 ``param -= lr*sqrt(1-b2p)/(1-b1p) * m1 / (sqrt(m2) + epsilon*sqrt(1-b2p))``; then ``b1p *= beta1``,
 ``b2p *= beta2``. ``beta1``/``beta2``/``epsilon`` may be one-element Tensors, read at every step.
 """
-import numpy as np
 import torch
 
 from ..framework.tensor import Tensor
-from .optimizer import Optimizer, _advance_pows, _one_minus, _read_pows, _scalar
+from ..ops.defs.optimizer import adam_update
+from .optimizer import Optimizer, _scalar
 
 __all__ = ["Adam"]
 
@@ -58,66 +58,29 @@ class _AdamBase(Optimizer):
     def _keeps_sparse(self, options):
         return bool(options.get("lazy_mode"))
 
-    def _adam_step(self, weights, grads, states, lrs, options):
-        """The Adam update of ``weights`` in place; ``lrs`` are the per-parameter learning rates."""
-        if any(g.layout is not torch.strided for g in grads):
-            dense = [i for i, g in enumerate(grads) if g.layout is torch.strided]
-            for i in range(len(grads)):
-                if grads[i].layout is not torch.strided:
-                    self._lazy_adam_step(weights[i], grads[i], states[i], lrs[i], options)
-            if not dense:
-                return
-            weights, grads = [weights[i] for i in dense], [grads[i] for i in dense]
-            states, lrs = [states[i] for i in dense], [lrs[i] for i in dense]
-        beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
-        epsilon = _scalar(options["epsilon"])
-        acc = states[0][0].dtype
-        real = np.float64 if acc is torch.float64 else np.float32
-        b1_pows = [s[3] for s in states]
-        b2_pows = [s[4] for s in states]
-        b1p, b2p = _read_pows(b1_pows), _read_pows(b2_pows)
-        one = real(1)
-        root = np.sqrt(one - b2p)
-        step_sizes = np.asarray(lrs, dtype=real) * (root / (one - b1p))
-        eps = real(epsilon) * root
-        m1 = [s[0] for s in states]
-        m2 = [s[1] for s in states]
-        torch._foreach_lerp_(m1, grads, _one_minus(beta1, acc))
-        torch._foreach_mul_(m2, beta2)
-        torch._foreach_addcmul_(m2, grads, grads, value=_one_minus(beta2, acc))
+    def _static_op(self, block, param, grad, lr, accumulators):
+        options = self._default_dict
+        a = accumulators
+        inputs = {"Param": [param.name], "Grad": [grad], "LearningRate": [lr], "Moment1": [a[self._moment1_acc_str]],
+                  "Moment2": [a[self._moment2_acc_str]], "Beta1Pow": [a[self._beta1_pow_acc_str]],
+                  "Beta2Pow": [a[self._beta2_pow_acc_str]]}
+        outputs = {"ParamOut": [param.name], "Moment1Out": [a[self._moment1_acc_str]],
+                   "Moment2Out": [a[self._moment2_acc_str]], "Beta1PowOut": [a[self._beta1_pow_acc_str]],
+                   "Beta2PowOut": [a[self._beta2_pow_acc_str]]}
         if self._amsgrad:
-            second = [s[2] for s in states]
-            torch._foreach_maximum_(second, m2)
-        else:
-            second = m2
-        denom = torch._foreach_sqrt(second)
-        torch._foreach_add_(denom, eps.tolist())
-        torch._foreach_addcdiv_(weights, m1, denom, (-step_sizes).tolist())
-        _advance_pows(b1_pows, b1p, beta1)
-        _advance_pows(b2_pows, b2p, beta2)
+            inputs["Moment2Max"] = outputs["Moment2MaxOut"] = [a[self._moment2_acc_max_str]]
+        attrs = {"beta1": _scalar(options["beta1"]), "beta2": _scalar(options["beta2"]),
+                 "epsilon": _scalar(options["epsilon"]), "lazy_mode": bool(options.get("lazy_mode", False)),
+                 "min_row_size_to_use_multithread": 1000, "multi_precision": False, "use_global_beta_pow": False,
+                 "amsgrad": bool(self._amsgrad)}
+        return self.type, inputs, outputs, attrs
 
-
-    def _lazy_adam_step(self, weight, grad, state, lr, options, decay=0.0):
-        """lazy_mode with a sparse gradient: only the rows the gradient holds are touched."""
-        beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
-        m1, m2, m2_max, b1_pow, b2_pow = state
-        real = np.float64 if m1.dtype is torch.float64 else np.float32
-        b1p, b2p = b1_pow[0], b2_pow[0]
-        root = np.sqrt(real(1) - b2p)
-        grad = grad.coalesce()
-        rows, values = grad.indices()[0], grad.values()
-        if decay:
-            weight[rows] = weight[rows] * (1.0 - lr * decay)
-        r1 = m1[rows] * beta1 + values * _one_minus(beta1, m1.dtype)
-        r2 = m2[rows] * beta2 + values * values * _one_minus(beta2, m1.dtype)
-        m1[rows], m2[rows] = r1, r2
-        if m2_max is not None:
-            r2 = torch.maximum(m2_max[rows], r2)
-            m2_max[rows] = r2
-        step = float(real(lr) * (root / (real(1) - b1p)))
-        weight[rows] = weight[rows] - step * r1 / (torch.sqrt(r2) + float(real(_scalar(options["epsilon"])) * root))
-        _advance_pows([b1_pow], b1_pow.copy(), beta1)
-        _advance_pows([b2_pow], b2_pow.copy(), beta2)
+    def _adam_step(self, weights, grads, states, lrs, options, decays=None):
+        """The Adam update of ``weights`` in place; ``lrs`` are the per-parameter learning rates."""
+        adam_update(weights, grads, [s[0] for s in states], [s[1] for s in states],
+                    [s[2] for s in states] if self._amsgrad else None, [s[3] for s in states],
+                    [s[4] for s in states], lrs, beta1=_scalar(options["beta1"]), beta2=_scalar(options["beta2"]),
+                    epsilon=_scalar(options["epsilon"]), decays=decays)
 
 
 class Adam(_AdamBase):

@@ -3,10 +3,10 @@
 ``m = beta1*m + (1-beta1)*g``, ``u = max(beta2*u + epsilon, |g|)``, ``param -= lr/(1-b1p) * m/u``; the beta1
 power advances after the update.
 """
-import numpy as np
 import torch
 
-from .optimizer import Optimizer, _advance_pows, _one_minus, _read_pows, _scalar
+from ..ops.defs.optimizer import adamax_update, advance_pows, read_pows
+from .optimizer import Optimizer, _scalar
 
 __all__ = ["Adamax"]
 
@@ -46,20 +46,25 @@ class Adamax(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
-        epsilon = _scalar(options["epsilon"])
-        acc = states[0][0].dtype
-        real = np.float64 if acc is torch.float64 else np.float32
-        moments = [s[0] for s in states]
-        norms = [s[1] for s in states]
-        b1_pows = [s[2] for s in states]
-        b1p = _read_pows(b1_pows).astype(real)
-        step_sizes = np.asarray(self._param_lrs(params), dtype=real) / (real(1) - b1p)
-        torch._foreach_mul_(moments, beta1)
-        torch._foreach_add_(moments, grads, alpha=_one_minus(beta1, acc))
-        torch._foreach_mul_(norms, beta2)
-        torch._foreach_add_(norms, epsilon)
-        torch._foreach_maximum_(norms, torch._foreach_abs(grads))
-        torch._foreach_addcdiv_(weights, moments, norms, (-step_sizes).tolist())
-        _advance_pows(b1_pows, _read_pows(b1_pows), beta1)
+        beta1 = _scalar(options["beta1"])
+        pows = [s[2] for s in states]
+        adamax_update(weights, grads, [s[0] for s in states], [s[1] for s in states], pows, self._param_lrs(params),
+                      beta1=beta1, beta2=_scalar(options["beta2"]), epsilon=_scalar(options["epsilon"]))
+        # the beta1 power advances after the update (Paddle's program: a scale op after the adamax ops)
+        advance_pows(pows, read_pows(pows), beta1)
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        a = accumulators
+        moment, inf_norm = a[self._moment_acc_str], a[self._inf_norm_acc_str]
+        return ("adamax", {"Param": [param.name], "Grad": [grad], "LearningRate": [lr], "Moment": [moment],
+                           "InfNorm": [inf_norm], "Beta1Pow": [a[self._beta1_pow_acc_str]]},
+                {"ParamOut": [param.name], "MomentOut": [moment], "InfNormOut": [inf_norm]},
+                {"beta1": _scalar(self._beta1), "beta2": _scalar(self._beta2), "epsilon": _scalar(self._epsilon),
+                 "multi_precision": False})
+
+    def _static_finish(self, block, param, accumulators):
+        # the adamax op leaves the beta1 power alone: a scale op advances it, after every parameter's update
+        pow_name = accumulators[self._beta1_pow_acc_str]
+        block.append_op("scale", {"X": [pow_name]}, {"Out": [pow_name]},
+                        {"scale": _scalar(self._beta1), "bias": 0.0, "bias_after_scale": True})

@@ -5,8 +5,6 @@ Before the Adam update, ``param *= 1 - lr * lr_ratio(param) * coeff`` for parame
 NOTE: Paddle's CPU build refuses ``lr_ratio`` (NotImplementedError); torchpaddle implements it everywhere
 with the GPU kernel's meaning.
 """
-import torch
-
 from ..framework.tensor import Tensor
 from .adam import _AdamBase, _check_betas
 from .optimizer import _optimize_attr, _scalar
@@ -60,21 +58,15 @@ class AdamW(_AdamBase):
         coeff = _scalar(options["weight_decay"])
         decide = self._apply_decay_param_fun
         decays = [coeff if coeff != 0.0 and (decide is None or decide(p.name)) else 0.0 for p in params]
-        dense = [i for i, g in enumerate(grads) if g.layout is torch.strided]
-        if len(dense) < len(grads):
-            for i, g in enumerate(grads):
-                if g.layout is not torch.strided:
-                    self._lazy_adam_step(weights[i], g, states[i], lrs[i], options, decays[i])
-            weights, grads = [weights[i] for i in dense], [grads[i] for i in dense]
-            states, lrs, decays = [states[i] for i in dense], [lrs[i] for i in dense], [decays[i] for i in dense]
-            if not dense:
-                self._write_back(low)
-                return
-        index = [i for i, d in enumerate(decays) if d != 0.0]
-        if index:
-            torch._foreach_mul_([weights[i] for i in index], [1.0 - lrs[i] * decays[i] for i in index])
-        self._adam_step(weights, grads, states, lrs, options)
+        self._adam_step(weights, grads, states, lrs, options, decays)
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        op_type, inputs, outputs, attrs = super()._static_op(block, param, grad, lr, accumulators)
+        decide = self._apply_decay_param_fun
+        attrs.update(lr_ratio=1.0 if self._lr_ratio is None else float(self._lr_ratio(param)),
+                     coeff=self._weight_decay, with_decay=decide is None or bool(decide(param.name)))
+        return op_type, inputs, outputs, attrs
 
     def __str__(self):
         return " ".join(["Weight Decay, params:", ",".join(self._params_name)])

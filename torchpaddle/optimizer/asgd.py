@@ -5,7 +5,8 @@
 """
 import torch
 
-from .optimizer import Optimizer, _sub_scaled_
+from ..ops.defs.optimizer import asgd_update
+from .optimizer import Optimizer
 
 __all__ = ["ASGD"]
 
@@ -39,16 +40,10 @@ class ASGD(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        ds, latest, scales = [], [], []
-        for (d, y, m), lr in zip(states, self._param_lrs(params)):
-            slot = int(m[0]) % self._n
+        slots, counts = [], []
+        for _, y, m in states:
+            slots.append(y[int(m[0]) % self._n])
             m[0] += 1
-            ds.append(d)
-            latest.append(y[slot])
-            scales.append(lr / min(int(m[0]), self._n))
-        torch._foreach_sub_(ds, latest)
-        torch._foreach_add_(ds, grads)
-        for y, g in zip(latest, grads):
-            y.copy_(g)
-        _sub_scaled_(weights, ds, scales)
+            counts.append(min(int(m[0]), self._n))
+        asgd_update(weights, grads, [s[0] for s in states], slots, counts, self._param_lrs(params))
         self._write_back(low)

@@ -6,10 +6,9 @@ weight_decay) is folded into ``g`` here instead of being added to the gradient b
 after ``rescale_grad``, as Paddle's GPU kernel does.
 NOTE: Paddle's CPU kernel ignores ``rescale_grad``; torchpaddle applies it everywhere, as documented.
 """
-import torch
-
+from ..ops.defs.optimizer import momentum_update
 from ..regularizer import L2Decay
-from .optimizer import Optimizer, _sub_scaled_
+from .optimizer import Optimizer
 
 __all__ = ["Momentum"]
 
@@ -71,29 +70,32 @@ class Momentum(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        mu = float(options["momentum"])
-        rescale = float(options["rescale_grad"])
-        if rescale != 1.0:
-            grads = torch._foreach_mul(grads, rescale)
-        default = options["regularization_coeff"] if options["regularization_method"] == "l2_decay" else 0.0
-        by_coeff = {}
-        for i, p in enumerate(params):
-            reg = getattr(p, "regularizer", None)
-            coeff = reg._value() if isinstance(reg, L2Decay) else (default if reg is None else 0.0)
-            if coeff != 0.0:
-                by_coeff.setdefault(coeff, []).append(i)
-        if by_coeff:
-            grads = list(grads)
-            for coeff, index in by_coeff.items():
-                decayed = torch._foreach_add([grads[i] for i in index], [weights[i] for i in index], alpha=coeff)
-                for i, g in zip(index, decayed):
-                    grads[i] = g
-        velocities = [s[0] for s in states]
-        torch._foreach_mul_(velocities, mu)
-        torch._foreach_add_(velocities, grads)
-        lrs = self._param_lrs(params)
-        if options["use_nesterov"]:
-            _sub_scaled_(weights, torch._foreach_add(grads, velocities, alpha=mu), lrs)
-        else:
-            _sub_scaled_(weights, velocities, lrs)
+        momentum_update(weights, grads, [s[0] for s in states], self._param_lrs(params), mu=float(options["momentum"]),
+                        use_nesterov=options["use_nesterov"], rescale_grad=float(options["rescale_grad"]),
+                        l2_coeffs=[self._l2_coeff(p, options) for p in params])
         self._write_back(low)
+
+    @classmethod
+    def _l2_coeff(cls, param, options):
+        return cls._l2_method(param, options)[1]
+
+    @staticmethod
+    def _l2_method(param, options):
+        """(regularization_method, coeff) fused into the update of ``param``: its own L2Decay, else the
+        optimizer's; none when the parameter has another regularizer (already added to its gradient)."""
+        reg = getattr(param, "regularizer", None)
+        if isinstance(reg, L2Decay):
+            return "l2_decay", reg._value()
+        if reg is None:
+            return options["regularization_method"], float(options["regularization_coeff"])
+        return "", 0.0
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        options = self._default_dict
+        method, coeff = self._l2_method(param, options)
+        velocity = accumulators[self._velocity_acc_str]
+        return ("momentum", {"Param": [param.name], "Grad": [grad], "Velocity": [velocity], "LearningRate": [lr]},
+                {"ParamOut": [param.name], "VelocityOut": [velocity]},
+                {"mu": float(options["momentum"]), "use_nesterov": bool(options["use_nesterov"]),
+                 "regularization_method": method, "regularization_coeff": coeff, "multi_precision": False,
+                 "rescale_grad": float(options["rescale_grad"])})

@@ -7,7 +7,8 @@ Per step (the accumulators are parameter-shaped, as in Paddle): ``mdp *= 0.96``,
 """
 import torch
 
-from .optimizer import Optimizer, _one_minus, _scalar
+from ..ops.defs.optimizer import nadam_update
+from .optimizer import Optimizer, _scalar, _snake_case_op
 
 __all__ = ["NAdam"]
 
@@ -50,32 +51,15 @@ class NAdam(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
-        eps, decay = float(options["epsilon"]), float(options["momentum_decay"])
-        acc = states[0][0].dtype
         decay_pows, b2_pows, mu_products, m1, m2 = (list(s) for s in zip(*states))
-        torch._foreach_mul_(decay_pows, 0.96)
-        mu = torch._foreach_pow(decay_pows, decay)
-        mu_next = torch._foreach_pow(torch._foreach_mul(decay_pows, 0.96), decay)
-        for mus in (mu, mu_next):
-            torch._foreach_mul_(mus, -0.5 * beta1)
-            torch._foreach_add_(mus, beta1)
-        torch._foreach_mul_(mu_products, mu)
-        torch._foreach_mul_(b2_pows, beta2)
-        torch._foreach_lerp_(m1, grads, _one_minus(beta1, acc))
-        torch._foreach_mul_(m2, beta2)
-        torch._foreach_addcmul_(m2, grads, grads, value=_one_minus(beta2, acc))
-        denom = torch._foreach_div(m2, torch._foreach_sub([torch.ones_like(b) for b in b2_pows], b2_pows))
-        torch._foreach_sqrt_(denom)
-        torch._foreach_add_(denom, eps)
-        lrs = self._param_lrs(params)
-        # (1 - mu) / (1 - mu_product) and mu_next / (1 - mu_product * mu_next), elementwise
-        grad_coef = torch._foreach_div(torch._foreach_sub([torch.ones_like(x) for x in mu], mu),
-                                       torch._foreach_sub([torch.ones_like(x) for x in mu], mu_products))
-        momentum_coef = torch._foreach_div(mu_next, torch._foreach_sub([torch.ones_like(x) for x in mu],
-                                                                       torch._foreach_mul(mu_products, mu_next)))
-        update = torch._foreach_mul(torch._foreach_div(grads, denom), grad_coef)
-        torch._foreach_addcmul_(update, torch._foreach_div(m1, denom), momentum_coef)
-        torch._foreach_mul_(update, [-lr for lr in lrs])
-        torch._foreach_add_(weights, update)
+        nadam_update(weights, grads, decay_pows, b2_pows, mu_products, m1, m2, self._param_lrs(params),
+                     beta1=_scalar(options["beta1"]), beta2=_scalar(options["beta2"]), epsilon=options["epsilon"],
+                     momentum_decay=options["momentum_decay"])
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        keys = (self._momentum_decay_pow_acc_str, self._beta2_pow_acc_str, self._mu_product_acc_str,
+                self._moment1_acc_str, self._moment2_acc_str)
+        attrs = {"beta1": float(self._beta1), "beta2": float(self._beta2), "epsilon": float(self._epsilon),
+                 "momentum_decay": float(self._momentum_decay)}
+        return _snake_case_op("nadam", param, grad, lr, accumulators, keys, attrs)

@@ -3,7 +3,8 @@
 One ``step()`` does what Paddle's dygraph optimizer does, in the same order: take the gradients of the
 trainable parameters that have one, clip them (``grad_clip``, respecting ``need_clip``), add the weight-decay
 term (the parameter's own ``regularizer`` first, else the optimizer's ``weight_decay``), then let the subclass
-update the parameters with torch ``_foreach_*`` kernels over the whole list.
+update the parameters with its functional update (``ops/defs/optimizer.py``, shared with the static ops) over
+the whole list.
 
 State follows Paddle's layout so ``.pdopt`` files move both ways: accumulators are Tensors named
 ``<param name>_<accumulator>_<n>`` (``linear_0.w_0_moment1_0``), ``master_weights`` maps parameter names to
@@ -31,9 +32,9 @@ __all__ = ["Optimizer"]
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 _COUNTER_SUFFIX = re.compile(r"_\d+$")
 
-# Set by the static layer: fn(optimizer, loss, startup_program, parameters, no_grad_set) appends the backward
-# and optimizer ops to the loss's program and returns (optimize_ops, params_grads).
-STATIC_MINIMIZE = [None]
+# Set by static_minimize.install(): the static-mode forms of minimize, backward and apply_gradients, which
+# append ops to the loss's program instead of updating tensors
+STATIC = {}
 
 
 def _unique_name(key):
@@ -55,37 +56,19 @@ def _as_torch(value, what):
     raise TypeError(f"set_state_dict: {what} must be a Tensor or numpy array, got {type(value).__name__}")
 
 
-def _sub_scaled_(weights, updates, lrs):
-    """weights[i] -= lrs[i] * updates[i], with one fused call when all rates agree (the common case)."""
-    first = lrs[0]
-    if all(lr == first for lr in lrs):
-        torch._foreach_add_(weights, updates, alpha=-first)
-    else:
-        torch._foreach_add_(weights, torch._foreach_mul(updates, [-lr for lr in lrs]))
-
-
-def _one_minus(beta, like):
-    """``1 - beta`` rounded as the kernels round it: in the accumulators' dtype (float32 unless float64)."""
-    if like is torch.float64:
-        return 1.0 - float(beta)
-    return float(np.float32(1.0) - np.float32(beta))
-
-
 def _scalar(value):
     """A hyper-parameter given as a number or a one-element Tensor, as a Python float."""
     return float(value._t) if isinstance(value, Tensor) else float(value)
 
 
-# Beta-power accumulators are [1]-shaped CPU tensors, as in Paddle; optimizers keep NumPy views of them, since
-# one NumPy read/write per parameter costs far less than a torch op per parameter.
-def _read_pows(views):
-    return np.array([v[0] for v in views], dtype=views[0].dtype)
-
-
-def _advance_pows(views, values, beta):
-    """views[i] = values[i] * beta, rounded in the accumulators' dtype as Paddle's kernels round it."""
-    for view, value in zip(views, values * values.dtype.type(beta)):
-        view[0] = value
+def _snake_case_op(op_type, param, grad, lr, accumulators, keys, attrs):
+    """Static mode: the op of the optimizers with snake_case slots (nadam, radam), where each accumulator is an
+    input named like it and an output ``<name>_out``."""
+    inputs = {"param": [param.name], "grad": [grad], "learning_rate": [lr]}
+    outputs = {"param_out": [param.name]}
+    for key in keys:
+        inputs[key] = outputs[key + "_out"] = [accumulators[key]]
+    return op_type, inputs, outputs, dict(attrs, multi_precision=False)
 
 
 def _check_parameters(parameters):
@@ -139,6 +122,7 @@ class Optimizer:
     """Base class of optimizers; use a subclass (SGD, Momentum, Adam, AdamW...)."""
 
     _multi_precision = False
+    _static_fills = None   # static minimize collects the fill value of each accumulator it creates here
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None, name=None):
         if parameters is None:
@@ -287,6 +271,8 @@ class Optimizer:
             return existing._t
         var_name = _unique_name(param.name + "_" + name)
         self._opti_name_list.append(var_name)
+        if self._static_fills is not None:
+            self._static_fills[var_name] = fill_value
         base = param._t
         t = torch.full(list(base.shape) if shape is None else shape, float(fill_value),
                        dtype=base.dtype if dtype is None else dtype,
@@ -472,6 +458,22 @@ class Optimizer:
         raise NotImplementedError('Class "Optimizer" cannot be used directly as an optimizer, please use its '
                                   'subclasses such as "Adam"')
 
+    def _static_op(self, block, param, grad, lr, accumulators):
+        """Static mode: (op type, inputs, outputs, attrs) of the op updating ``param`` (a Variable) from the
+        variables named ``grad`` and ``lr``; ``accumulators`` maps this optimizer's accumulator names (as in
+        ``_add_accumulator``) to variable names. Helper ops may be appended to ``block`` first."""
+        raise NotImplementedError(f"{type(self).__name__}.minimize is not supported in static mode")
+
+    def _static_finish(self, block, param, accumulators):
+        """Static mode: ops appended after every parameter's optimizer op (Adamax advances its beta power)."""
+
+    def _static(self, what):
+        fn = STATIC.get(what)
+        if fn is None:
+            raise NotImplementedError(f"{type(self).__name__}.{what}: static-graph training needs "
+                                      "torchpaddle.static, which is not available")
+        return fn
+
     def step(self):
         """Update the parameters once from their current gradients."""
         with torch.no_grad():
@@ -484,13 +486,18 @@ class Optimizer:
 
     def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None, callbacks=None):
         """The (param, grad) pairs of the parameters that have a gradient (eager: backward already ran)."""
+        if not in_dynamic_mode():
+            return self._static("backward")(self, loss, startup_program, parameters, no_grad_set)
         if self._dtype is None and isinstance(loss, Tensor):
             self._dtype = loss.dtype
         params = self._resolve(parameters) if parameters else self._all_parameters()
         return [(p, wrap(p._t.grad)) for p in params if p._t.grad is not None]
 
     def apply_gradients(self, params_grads):
-        """Clip, regularize and apply ``params_grads`` (sorted by parameter name, as Paddle does)."""
+        """Clip, regularize and apply ``params_grads`` (sorted by parameter name, as Paddle does); in static mode
+        append the ops that do it and return them."""
+        if not in_dynamic_mode():
+            return self._static("apply_gradients")(self, params_grads)[0]
         with torch.no_grad():
             self._apply_optimize(sorted(params_grads, key=lambda pg: pg[0].name), None)
         return []
@@ -498,10 +505,7 @@ class Optimizer:
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Apply the current gradients (eager Paddle does not run backward here); -> ([], params_grads)."""
         if not in_dynamic_mode():
-            if STATIC_MINIMIZE[0] is None:
-                raise NotImplementedError(f"{type(self).__name__}.minimize: static-graph training needs "
-                                          "torchpaddle.static, which is not available")
-            return STATIC_MINIMIZE[0](self, loss, startup_program, parameters, no_grad_set)
+            return self._static("minimize")(self, loss, startup_program, parameters, no_grad_set)
         if not isinstance(loss, Tensor):
             raise TypeError(f"minimize: the loss should be a Tensor, got {type(loss).__name__}")
         params_grads = self.backward(loss, startup_program, parameters, no_grad_set)

@@ -6,7 +6,8 @@ recursively), so ``rho_t = rho_inf - 2*rho`` with ``rho_inf = 2/(1-beta2) - 1``.
 """
 import torch
 
-from .optimizer import Optimizer, _one_minus, _scalar
+from ..ops.defs.optimizer import radam_update
+from .optimizer import Optimizer, _scalar, _snake_case_op
 
 __all__ = ["RAdam"]
 
@@ -46,27 +47,13 @@ class RAdam(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        beta1, beta2 = _scalar(options["beta1"]), _scalar(options["beta2"])
-        eps = float(options["epsilon"])
-        acc = states[0][0].dtype
         b1_pows, b2_pows, rhos, m1, m2 = (list(s) for s in zip(*states))
-        torch._foreach_mul_(b1_pows, beta1)
-        torch._foreach_mul_(b2_pows, beta2)
-        one_minus_b2p = torch._foreach_sub([torch.ones_like(b) for b in b2_pows], b2_pows)
-        # rho = (rho * (beta2 - b2p) + b2p) / (1 - b2p)
-        torch._foreach_mul_(rhos, torch._foreach_add(torch._foreach_neg(b2_pows), beta2))
-        torch._foreach_add_(rhos, b2_pows)
-        torch._foreach_div_(rhos, one_minus_b2p)
-        torch._foreach_lerp_(m1, grads, _one_minus(beta1, acc))
-        torch._foreach_mul_(m2, beta2)
-        torch._foreach_addcmul_(m2, grads, grads, value=_one_minus(beta2, acc))
-        rho_inf = 2.0 / _one_minus(beta2, acc) - 1.0
-        lrs = self._param_lrs(params)
-        for w, b1p, rho, mom1, mom2, b2p_rest, lr in zip(weights, b1_pows, rhos, m1, m2, one_minus_b2p, lrs):
-            m_hat = mom1 / (1 - b1p)
-            rho_t = rho_inf - 2 * rho
-            rect = torch.sqrt(torch.clamp((rho_t - 4) * (rho_t - 2) * rho_inf
-                                          / ((rho_inf - 4) * (rho_inf - 2) * rho_t), min=0))
-            adaptive = torch.sqrt(b2p_rest) / (torch.sqrt(mom2) + eps)
-            w.sub_(lr * torch.where(rho_t > 5, m_hat * rect * adaptive, m_hat))
+        radam_update(weights, grads, b1_pows, b2_pows, rhos, m1, m2, self._param_lrs(params),
+                     beta1=_scalar(options["beta1"]), beta2=_scalar(options["beta2"]), epsilon=options["epsilon"])
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        keys = (self._beta1_pow_acc_str, self._beta2_pow_acc_str, self._rho_acc_str, self._moment1_acc_str,
+                self._moment2_acc_str)
+        attrs = {"beta1": float(self._beta1), "beta2": float(self._beta2), "epsilon": float(self._epsilon)}
+        return _snake_case_op("radam", param, grad, lr, accumulators, keys, attrs)

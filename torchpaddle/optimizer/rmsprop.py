@@ -3,9 +3,8 @@
 ``ms = rho*ms + (1-rho)*g*g``; centered: ``mg = rho*mg + (1-rho)*g`` and ``denom = sqrt(ms - mg*mg + eps)``,
 else ``denom = sqrt(ms + eps)``; ``mom = momentum*mom + lr*g/denom``; ``param -= mom``.
 """
-import torch
-
-from .optimizer import Optimizer, _one_minus
+from ..ops.defs.optimizer import rmsprop_update
+from .optimizer import Optimizer
 
 __all__ = ["RMSProp"]
 
@@ -39,22 +38,18 @@ class RMSProp(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        rho, eps = float(options["rho"]), float(options["epsilon"])
-        decay = _one_minus(rho, states[0][0].dtype)
-        moms = [s[0] for s in states]
-        mean_squares = [s[1] for s in states]
-        torch._foreach_mul_(mean_squares, rho)
-        torch._foreach_addcmul_(mean_squares, grads, grads, value=decay)
-        if options["centered"]:
-            mean_grads = [s[2] for s in states]
-            torch._foreach_mul_(mean_grads, rho)
-            torch._foreach_add_(mean_grads, grads, alpha=decay)
-            denom = torch._foreach_addcmul(mean_squares, mean_grads, mean_grads, value=-1.0)
-            torch._foreach_add_(denom, eps)
-        else:
-            denom = torch._foreach_add(mean_squares, eps)
-        torch._foreach_sqrt_(denom)
-        torch._foreach_mul_(moms, float(options["momentum"]))
-        torch._foreach_addcdiv_(moms, grads, denom, self._param_lrs(params))
-        torch._foreach_sub_(weights, moms)
+        rmsprop_update(weights, grads, [s[1] for s in states], [s[0] for s in states], [s[2] for s in states],
+                       self._param_lrs(params), rho=options["rho"], epsilon=options["epsilon"],
+                       momentum=options["momentum"], centered=options["centered"])
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        a = accumulators
+        moment, mean_square, mean_grad = (a[self._momentum_acc_str], a[self._mean_square_acc_str],
+                                          a[self._mean_grad_acc_str])
+        return ("rmsprop", {"Param": [param.name], "MeanSquare": [mean_square], "Grad": [grad], "Moment": [moment],
+                            "LearningRate": [lr], "MeanGrad": [mean_grad]},
+                {"ParamOut": [param.name], "MomentOut": [moment], "MeanSquareOut": [mean_square],
+                 "MeanGradOut": [mean_grad]},
+                {"epsilon": float(self._epsilon), "decay": float(self._rho), "momentum": float(self._momentum),
+                 "centered": bool(self._centered), "multi_precision": False})

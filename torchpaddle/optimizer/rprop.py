@@ -4,8 +4,10 @@ Per element, with ``p = g * prev``: ``p > 0`` grows the step size by ``etas[1]``
 ``etas[0]`` and skips the update (the gradient counts as 0 for the next step); sizes stay within
 ``learning_rate_range``; ``param -= sign(g) * step``. ``learning_rate`` only sets the initial step size.
 """
-import torch
+import weakref
 
+from ..ops.defs.optimizer import rprop_update
+from ..utils import unique_name
 from .optimizer import Optimizer
 
 __all__ = ["Rprop"]
@@ -39,12 +41,27 @@ class Rprop(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, states, low = self._prepare(params, grads, options)
-        (low_lr, high_lr), (shrink, grow) = self._learning_rate_range[0], self._etas[0]
-        for w, g, (prev, rates) in zip(weights, grads, states):
-            product = g * prev
-            factor = torch.where(product > 0, grow, torch.where(product < 0, shrink, 1.0)).to(rates.dtype)
-            rates.mul_(factor).clamp_(low_lr, high_lr)
-            g = torch.where(product < 0, torch.zeros_like(g), g)
-            w.sub_(torch.sign(g) * rates)
-            prev.copy_(g)
+        rprop_update(weights, grads, [s[0] for s in states], [s[1] for s in states],
+                     learning_rate_range=self._learning_rate_range[0], etas=self._etas[0])
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        # the step sizes are the learning_rates accumulator; the bounds and factors are [1, 2] tensors, made once
+        consts = self.__dict__.setdefault("_static_consts", weakref.WeakKeyDictionary())
+        if block not in consts:
+            consts[block] = [_constant(block, values, param.dtype)
+                             for values in (self._learning_rate_range[0], self._etas[0])]
+        bounds, etas = consts[block]
+        prev, rates = accumulators[self._prevs_acc_str], accumulators[self._learning_rates_acc_str]
+        return ("rprop", {"param": [param.name], "grad": [grad], "prev": [prev], "learning_rate": [rates],
+                          "learning_rate_range": [bounds], "etas": [etas]},
+                {"param_out": [param.name], "prev_out": [prev], "learning_rate_out": [rates]},
+                {"multi_precision": False})
+
+
+def _constant(block, values, dtype):
+    name = unique_name.generate("assign") + ".tmp_0"
+    block.create_var(name=name, shape=[1, 2], dtype=dtype, stop_gradient=True)
+    block.append_op("assign_value", {}, {"Out": [name]},
+                    {"shape": [1, 2], "dtype": dtype.proto, "values": [float(v) for v in values]})
+    return name

@@ -1,5 +1,6 @@
 """paddle.optimizer.SGD: ``param -= lr * grad``."""
-from .optimizer import Optimizer, _sub_scaled_
+from ..ops.defs.optimizer import sgd_update
+from .optimizer import Optimizer
 
 __all__ = ["SGD"]
 
@@ -18,5 +19,9 @@ class SGD(Optimizer):
 
     def _update(self, params, grads, options):
         weights, grads, _, low = self._prepare(params, grads, options)
-        _sub_scaled_(weights, grads, self._param_lrs(params))
+        sgd_update(weights, grads, self._param_lrs(params))
         self._write_back(low)
+
+    def _static_op(self, block, param, grad, lr, accumulators):
+        return ("sgd", {"Param": [param.name], "Grad": [grad], "LearningRate": [lr]}, {"ParamOut": [param.name]},
+                {"multi_precision": False})

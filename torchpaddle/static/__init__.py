@@ -8,6 +8,7 @@ from .executor import Executor  # noqa: F401
 from .compiler import CompiledProgram, BuildStrategy, ExecutionStrategy  # noqa: F401
 from .parallel_executor import ParallelExecutor  # noqa: F401
 from . import nn  # noqa: F401
+from . import amp  # noqa: F401,E402
 from .py_func import py_func  # noqa: F401
 from .backward import append_backward, gradients  # noqa: F401
 from .input import (data, InputSpec, create_parameter, WeightNormParamAttr, cpu_places,  # noqa: F401

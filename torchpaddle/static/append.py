@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ..framework import dtype as _dtype
-from ..framework.mode import STATE as _MODE
+from ..framework import mode as _mode
 from ..framework.program import UNKNOWN_DIM as _UNKNOWN
 from ..framework.program import Variable, default_main_program, default_startup_program
 from ..framework.tensor import Tensor
@@ -51,6 +51,10 @@ def _as_filled(var, size, fill, position=0):
 def infer_outputs(opdef, args, attrs):
     """Run the kernel on stand-ins of ``args`` (Variables, lists of them, None, scalars); returns the kernel's
     result structure with each tensor replaced by (shape with -1, paddle dtype)."""
+    if opdef.infer_meta is not None:
+        found = opdef.infer_meta(*args, **attrs)
+        if found is not None:
+            return found
     had_unknown = any(d < 0 for v in _vars_in(args) for d in v.desc_shape)
     kernel = opdef.kernel
     try:
@@ -320,4 +324,4 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
 
 
 def install():
-    _MODE.static_append = static_append
+    _mode.install_static_append(static_append)

@@ -21,7 +21,8 @@ import torch
 
 from ..framework.place import Place, to_torch_device
 from ..framework.program import GRAD_SUFFIX, OpRole, Program
-from .executor import Executor, Plan, as_feed_tensor, fetch_names_of, raise_missing, refresh_lr, run_in_scope
+from .executor import (Executor, Plan, as_feed_tensor, feed_dict_of, feed_var, fetch_names_of, raise_missing,
+                       refresh_lr, run_in_scope)
 from .scope import global_scope
 from .strategy import BuildStrategy, ExecutionStrategy
 
@@ -347,12 +348,16 @@ class CompiledProgram:
 
     def _split_feed(self, feed, n):
         block = self._program.global_block()
+        if not self._is_data_parallel:
+            feed = feed_dict_of(feed)
         if feed is None:
             feed = {}
         if isinstance(feed, dict):
             shards = [{} for _ in range(n)]
             for name, value in feed.items():
-                var = _feed_var(block, name)
+                var = feed_var(block, name)
+                if var is None:
+                    continue
                 t = as_feed_tensor(var, value, self._devices[0])
                 if var.persistable or n == 1:
                     for k in range(n):
@@ -380,8 +385,12 @@ class CompiledProgram:
                 if not isinstance(each, dict):
                     raise TypeError(f"Executor.run: each element of the feed list must be a dict, element {k} "
                                     f"is a {type(each).__name__}")
-                shards.append({name: as_feed_tensor(_feed_var(block, name), value, self._devices[k])
-                               for name, value in each.items()})
+                shard = {}
+                for name, value in each.items():
+                    var = feed_var(block, name)
+                    if var is not None:
+                        shard[name] = as_feed_tensor(var, value, self._devices[k])
+                shards.append(shard)
             return shards
         raise TypeError(f"Executor.run: feed must be a dict (or, data parallel, a list of dicts), got "
                         f"{type(feed).__name__}")
@@ -496,10 +505,3 @@ def _fetched(env, name):
         return env[name]
     except KeyError:
         raise ValueError(f"Executor.run: fetched variable {name!r} was not computed by the program") from None
-
-
-def _feed_var(block, name):
-    var = block._find_var_recursive(name)
-    if var is None:
-        raise ValueError(f"Executor.run: fed variable {name!r} is not in the program")
-    return var

@@ -5,6 +5,8 @@ kernel on resolved slots. A run of ``*_grad`` ops (what ``append_backward`` appe
 the forward ops of the same run recorded torch's graph, so the gradients come from it without recomputing.
 Variables nobody reads again are dropped as soon as their last reader has run.
 """
+import warnings
+
 import numpy as np
 import torch
 
@@ -262,23 +264,57 @@ def _stops_gradient(block, name):
     return var is not None and var.stop_gradient
 
 
-def _fetch_name(item):
+def _fetch_name(item, i):
     if isinstance(item, Variable):
         return item.name
     if isinstance(item, str):
         return item
-    raise TypeError(f"Executor.run: fetch_list items must be Variables or names (str), got {type(item).__name__}")
+    raise TypeError(f"Executor.run: fetch_list[{i}] must be a Variable or a name (str), got {type(item).__name__}")
 
 
 def fetch_names_of(fetch_list):
-    """Executor.run's ``fetch_list`` (None, a Variable or name, or a list of them) -> a tuple of names."""
+    """Executor.run's ``fetch_list`` -> a tuple of names. As Paddle: None, one Variable or name, or a list or
+    tuple of them, whose items may themselves be lists or tuples of Variables and names (flattened once)."""
     if fetch_list is None:
         return ()
     if isinstance(fetch_list, (Variable, str)):
-        fetch_list = [fetch_list]
-    elif not isinstance(fetch_list, (list, tuple)):
-        raise TypeError(f"Executor.run: fetch_list must be a list, got {type(fetch_list).__name__}")
-    return tuple(_fetch_name(f) for f in fetch_list)
+        return (_fetch_name(fetch_list, 0),)
+    if not isinstance(fetch_list, (list, tuple)):
+        # AssertionError, as Paddle
+        raise AssertionError(f"Executor.run: fetch_list must be a list or tuple of Variables or names, got "
+                             f"{type(fetch_list).__name__}")
+    names = []
+    for i, item in enumerate(fetch_list):
+        if isinstance(item, (list, tuple)):
+            names.extend(_fetch_name(each, i) for each in item)
+        else:
+            names.append(_fetch_name(item, i))
+    return tuple(names)
+
+
+def feed_dict_of(feed):
+    """Executor.run's ``feed`` for one place: a dict, or a list or tuple holding one dict (Paddle's per-place
+    form; more than one place needs a data-parallel CompiledProgram)."""
+    if feed is None:
+        return {}
+    if isinstance(feed, (list, tuple)):
+        if len(feed) != 1:
+            # AssertionError, as Paddle
+            raise AssertionError(f"Executor.run: a feed list holds one dict per place, and this program runs on "
+                                 f"one place (it is not compiled with data parallel), got {len(feed)} dicts")
+        feed = feed[0]
+    if not isinstance(feed, dict):
+        raise TypeError(f"Executor.run: feed must be a dict of variable name -> value, got {type(feed).__name__}")
+    return feed
+
+
+def feed_var(block, name):
+    """The Variable fed as ``name``, or None: Paddle ignores (with a warning) a name the program lacks."""
+    var = block._find_var_recursive(name)
+    if var is None:
+        warnings.warn(f"Executor.run: the fed variable {name!r} is not in the program; its value is ignored",
+                      stacklevel=4)
+    return var
 
 
 def refresh_lr(program, scope, device):
@@ -386,24 +422,19 @@ class Executor:
 
     def _run_program(self, program, feed, fetch_list, scope, device=None):
         """Run ``program`` once; returns the fetched torch tensors."""
-        if feed is None:
-            feed = {}
-        if not isinstance(feed, dict):
-            raise TypeError(f"Executor.run: feed must be a dict of variable name -> value, got {type(feed).__name__}")
+        feed = feed_dict_of(feed)
         fetch_names = fetch_names_of(fetch_list)
-        feed_names = tuple(feed)
         device = device or self._device
-        key = (feed_names, fetch_names)
-        plan = program._plan_cache.get(key)
-        if plan is None:
-            plan = program._plan_cache[key] = Plan(program, feed_names, fetch_names)
         block = program.global_block()
         env = {}
         for name, value in feed.items():
-            var = block._find_var_recursive(name)
-            if var is None:
-                raise ValueError(f"Executor.run: fed variable {name!r} is not in the program")
-            env[name] = as_feed_tensor(var, value, device)
+            var = feed_var(block, name)
+            if var is not None:
+                env[name] = as_feed_tensor(var, value, device)
+        key = (tuple(env), fetch_names)
+        plan = program._plan_cache.get(key)
+        if plan is None:
+            plan = program._plan_cache[key] = Plan(program, key[0], fetch_names)
         refresh_lr(program, scope, device)
         run_in_scope(plan, env, scope)
         try:

@@ -4,7 +4,8 @@
   variables of the program, sorted by name, as one tensor stream (what Paddle's save_combine writes).
 - ``static.save``: ``.pdparams`` (parameters) and ``.pdopt`` (other persistables) as pickled dicts of
   NumPy arrays, and ``.pdmodel``. They load with the allow-list unpickler: nothing in a file runs.
-- Every file is written atomically (temporary file, fsync, rename), so a killed save leaves the old one.
+- Every file is written atomically (temporary file, fsync, rename), so a killed save leaves the old one; the
+  files of one save form a set with a ``.tpsave`` manifest, and loading refuses a torn set (framework.atomic).
 Values live in ``global_scope()``, as in Paddle; the executor only gives the device.
 """
 import errno
@@ -15,12 +16,13 @@ import warnings
 import numpy as np
 import torch
 
+from ..framework import atomic as _atomic
 from ..framework import dtype as _dtype
 from ..framework import io as _fio
 from ..framework.place import to_torch_device
 from ..framework.program import Program, StaticParameter, Variable, default_main_program
 from ..framework.tensor import Tensor
-from . import program_io
+from . import pir_program_io, program_io
 from .scope import global_scope
 from .serialization import TensorRecord, parse_program, read_records, write_tensors
 from .serialization import framework_pb2 as _pb
@@ -159,6 +161,17 @@ def load_from_file(path):
         return f.read()
 
 
+def _var_file(dirname, name):
+    """``dirname/name``, the file of one variable (1.x per-variable layout). Names come from programs, which
+    may come from files: one that would reach outside ``dirname`` is refused (Paddle would follow it)."""
+    parts = name.replace("\\", "/").split("/")
+    if "\x00" in name or os.path.isabs(name) or os.path.splitdrive(name)[0] or \
+            any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"variable {name!r} cannot have its own file in {dirname!r}: its name must be a relative "
+                         "path inside the folder (no '..', '.' or empty part, no absolute path or drive, no NUL)")
+    return os.path.join(dirname, name)
+
+
 def _read_file(path, what):
     if not os.path.isfile(path):
         raise _fio._PathNotFoundError(errno.ENOENT, f"{what} {path} does not exist", path)
@@ -175,7 +188,9 @@ def serialize_program(feed_vars, fetch_vars, **kwargs):
 
 
 def deserialize_program(data):
-    """ProgramDesc bytes -> Program; ValueError for corrupt bytes or a newer program version."""
+    """ProgramDesc (or PIR `.json`) bytes -> Program; ValueError for corrupt bytes or a newer program version."""
+    if isinstance(data, (bytes, bytearray, memoryview)) and pir_program_io.is_pir_bytes(data):
+        return pir_program_io.program_from_pir_bytes(data)
     program = Program.parse_from_string(data)
     version = getattr(program, "_desc_version", 0)
     if version > program_io._protos.PROGRAM_VERSION:
@@ -212,35 +227,41 @@ def deserialize_persistables(program, data, executor):
 
 
 # -- inference models ---------------------------------------------------------------------------------------
+# the files of a save_inference_model / jit.save; one that a save does not write is left over from another
+INFERENCE_FILES = (".pdmodel", ".json", ".pdiparams", ".pdiparams.info")
+
+
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
-    """Write ``path_prefix.pdmodel`` (the normalized program, extra attributes clipped) and
-    ``path_prefix.pdiparams`` (its persistables from the global scope)."""
+    """Write ``path_prefix.json`` (the normalized program as PIR; ``.pdmodel``, extra attributes clipped, with
+    FLAGS_enable_pir_api off) and ``path_prefix.pdiparams`` (its persistables from the global scope)."""
     path_prefix = _normalize_path_prefix(path_prefix)
     os.makedirs(os.path.dirname(path_prefix), exist_ok=True)
     model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
-    for path in (model_path, params_path):
+    for path in (path_prefix + ".json", model_path, params_path):
         if os.path.isdir(path):
             raise ValueError(f"'{path}' is an existing directory.")
     _check_vars("feed_vars", feed_vars)
     _check_vars("fetch_vars", fetch_vars)
     program = normalize_program(_valid_program(kwargs.get("program")), feed_vars, fetch_vars,
                                 skip_prune_program=kwargs.get("skip_prune_program", False))
-    model = program_io.program_to_desc_bytes(program, clip_extra=kwargs.get("clip_extra", True),
-                                             training_info=False)
+    def legacy():
+        return program_io.program_to_desc_bytes(program, clip_extra=kwargs.get("clip_extra", True),
+                                                training_info=False)
+    model_suffix, model = (".pdmodel", legacy()) if kwargs.get("separate_parameters", False) else \
+        pir_program_io.model_bytes(program, legacy, "save_inference_model")
     variables = persistable_vars(program)
     # values are gathered before anything is written, so a missing one leaves no half-saved model
     params = _stream(global_scope(), variables) if variables else None
     if kwargs.get("separate_parameters", False):
+        paths = [_var_file(os.path.dirname(params_path), var.name) for var in variables]   # all, before writing
         save_to_file(os.path.join(os.path.dirname(model_path), "__model__"), model)
-        for var in variables:
-            save_to_file(os.path.join(os.path.dirname(params_path), var.name),
-                         write_tensors([_record(global_scope(), var)]))
+        for var, path in zip(variables, paths):
+            save_to_file(path, write_tensors([_record(global_scope(), var)]))
         return
-    save_to_file(model_path, model)
     if params is None:
         warnings.warn("no variable in your model, please ensure there are any variables in your model to save")
-    else:
-        save_to_file(params_path, params)
+    members = [(model_suffix, model)] + ([(".pdiparams", params)] if params is not None else [])
+    _atomic.write_set(path_prefix, members, INFERENCE_FILES)
 
 
 def _with_suffix(path, suffix):
@@ -269,15 +290,17 @@ def load_inference_model(path_prefix, executor, **kwargs):
         if not os.path.isdir(os.path.dirname(path_prefix)):
             raise ValueError(f"There is no directory named {os.path.dirname(path_prefix)}")
         if not kwargs:
-            model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+            model_path, params_path = pir_program_io.model_file(path_prefix), path_prefix + ".pdiparams"
         else:   # the 1.x layout: path_prefix is a folder holding the files
-            model_path = os.path.join(path_prefix, "__model__") if model_filename is None else \
-                _with_suffix(os.path.join(path_prefix, model_filename), ".pdmodel")
+            named = os.path.join(path_prefix, model_filename) if model_filename is not None else None
+            model_path = os.path.join(path_prefix, "__model__") if named is None else \
+                named + ".json" if os.path.exists(named + ".json") else _with_suffix(named, ".pdmodel")
             if params_filename is None:
                 params_path, separate_dir = None, path_prefix
             else:
                 params_path = _with_suffix(os.path.join(path_prefix, params_filename), ".pdiparams")
         program_bytes = _read_file(model_path, "the model file")
+        _atomic.check_member(model_path)  # refuse a torn save (see framework.atomic)
         params = None
     try:
         program = deserialize_program(program_bytes)
@@ -291,17 +314,27 @@ def load_inference_model(path_prefix, executor, **kwargs):
     if variables:
         scope, device = global_scope(), _device(executor)
         if separate_dir is not None:
-            for var in variables:
-                path = os.path.join(separate_dir, var.name)
+            for var, path in [(var, _var_file(separate_dir, var.name)) for var in variables]:
                 _load_stream(_read_file(path, "the variable file"), [var], scope, device, path)
         else:
             if params is None:
                 params = _read_file(params_path, "the parameter file")
-            _load_stream(params, variables, scope, device,
-                         "the parameter bytes" if path_prefix is None else params_path)
+            load_params(params, variables, scope, device, "the parameter bytes" if path_prefix is None else
+                        params_path, pir_program_io.is_pir_bytes(program_bytes))
     feed_names = program_io.feed_target_names(program)
     fetch_targets = [program.global_block().var(n) for n in program_io.fetch_target_names(program)]
     return [program, feed_names, fetch_targets]
+
+
+def load_params(data, variables, scope, device, where, pir=False):
+    """``_load_stream`` for a saved model; for a `.json` program a parameter whose stored shape or dtype is not
+    the one the program declares is a ValueError (the file lies about it)."""
+    try:
+        _load_stream(data, variables, scope, device, where)
+    except RuntimeError as e:
+        if not pir:
+            raise
+        raise ValueError(str(e)) from None
 
 
 # -- save_vars / load_vars (the 1.x per-variable and combined files) --------------------------------------
@@ -319,8 +352,8 @@ def save_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
     if dirname is None and filename is None:
         return _stream(scope, vars)
     if filename is None:
-        for var in vars:
-            save_to_file(os.path.join(os.path.normpath(dirname), var.name), write_tensors([_record(scope, var)]))
+        for var, path in [(var, _var_file(os.path.normpath(dirname), var.name)) for var in vars]:
+            save_to_file(path, write_tensors([_record(scope, var)]))
         return None
     save_to_file(os.path.join(os.path.normpath(dirname), filename), _stream(scope, vars))
     return None
@@ -338,8 +371,7 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None, f
         return
     if dirname is None:
         raise ValueError("The directory path and params cannot be None at the same time.")
-    for var in vars:
-        path = os.path.join(dirname, var.name)
+    for var, path in [(var, _var_file(dirname, var.name)) for var in vars]:
         _load_stream(_read_file(path, "the variable file"), [var], scope, device, path)
 
 
@@ -377,9 +409,9 @@ def save(program, model_path, protocol=4, **configs):
     if protocol < 4:
         _fio._split_big_arrays(params)
     model = program_io.program_to_desc_bytes(program)
-    _fio._atomic_write(model_path + ".pdparams", lambda f: pickle.dump(params, f, protocol=protocol))
-    _fio._atomic_write(model_path + ".pdopt", lambda f: pickle.dump(opts, f, protocol=protocol))
-    save_to_file(model_path + ".pdmodel", model)
+    _atomic.write_set(model_path, [(".pdparams", lambda f: pickle.dump(params, f, protocol=protocol)),
+                                   (".pdopt", lambda f: pickle.dump(opts, f, protocol=protocol)),
+                                   (".pdmodel", model)], _SUFFIXES)
 
 
 _SUFFIXES = (".pdparams", ".pdopt", ".pdmodel")
@@ -495,7 +527,7 @@ def load_program_state(model_path, var_list=None):
                         for root, _, found in os.walk(model_path) for f in found)
     state = {}
     for name in wanted:
-        path = os.path.join(model_path, name)
+        path = _var_file(model_path, name)
         try:
             (record,) = read_records(_read_file(path, "the variable file"), count=1)
         except (ValueError, OSError) as e:

@@ -134,6 +134,12 @@ def _op_desc(op, block, clip_extra, extra_vars):
                            (declared_in is not None and name not in types)):
             continue
         desc.attrs.append(_encode(op, name, value, types.get(name, from_file.get(name))))
+    if op.type.endswith("_grad"):
+        # Paddle fills in a forward op's missing attributes when it loads it, not a grad op's (reduce_mean_grad
+        # needs out_dtype): give the grad op what the forward op has in Paddle
+        for name, value in _protos.DEFAULTS.get(op.type[:-5], {}).items():
+            if name not in op.attrs:
+                desc.attrs.append(_encode(op, name, value, types.get(name)))
     return desc
 
 

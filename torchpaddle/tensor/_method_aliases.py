@@ -50,12 +50,28 @@ def _type_as(self, other):
 
 
 def _new_factory(kind):
-    def method(self, size, *args, dtype=None, **kwargs):
+    """``x.new_<kind>(size, ...)``: size is a shape (list, tuple, Tensor) or, as in Paddle, the dims as
+    separate arguments (``x.new_ones(3, 3)``); dtype and device default to ``x``'s."""
+    def method(self, *size, dtype=None, device=None, requires_grad=False, pin_memory=False, **kwargs):
         from . import creation
-        dtype = self.dtype if dtype is None else dtype
+        if "size" in kwargs:
+            size = (kwargs.pop("size"),) + size
+        fill = ()
         if kind == "full":
-            return creation.full(size, args[0] if args else kwargs.pop("fill_value"), dtype=dtype)
-        return getattr(creation, kind)(size, dtype=dtype)
+            if "fill_value" in kwargs:
+                fill = (kwargs.pop("fill_value"),)
+            elif len(size) > 1:
+                size, fill = size[:-1], size[-1:]
+            if not fill:
+                raise TypeError("new_full() missing required argument: 'fill_value'")
+        if kwargs:
+            raise TypeError(f"new_{kind}() got unexpected keyword arguments {sorted(kwargs)}")
+        if not size:
+            raise TypeError(f"new_{kind}() missing required argument: 'size'")
+        shape = size[0] if len(size) == 1 else list(size)
+        return getattr(creation, kind)(shape, *fill, dtype=self.dtype if dtype is None else dtype,
+                                       device=self.place if device is None else device,
+                                       requires_grad=requires_grad, pin_memory=pin_memory)
     method.__name__ = f"new_{kind}"
     return method
 
@@ -90,7 +106,8 @@ def _requires_grad_(self, requires_grad=True):
 
 
 def _stride(self, dim=None):
-    return self._t.stride() if dim is None else self._t.stride(dim)
+    # NOTE: Paddle returns a list (torch a tuple)
+    return list(self._t.stride()) if dim is None else self._t.stride(dim)
 
 
 _PROPERTIES = {

@@ -34,14 +34,18 @@ def _as_torch(data, dtype=None, place=None):
     elif isinstance(data, np.generic):
         t = _from_numpy(np.array(data), copy=False)
     elif isinstance(data, (builtins.bool, numbers.Number)):
-        t = _from_python_scalar(data)
+        t = _from_python_scalar(data, target)
     elif isinstance(data, (list, tuple)):
-        t = _from_sequence(data)
+        t = _from_sequence(data, target)
     else:
         raise TypeError(f"to_tensor: can't construct a Tensor from data of type {type(data).__name__}; data must "
                         f"be a scalar, list, tuple, numpy.ndarray or Tensor")
     if target is not None and t.dtype is not target:
-        t = t.to(target)
+        if target is torch.float16 and t.dtype is torch.float64 and not isinstance(data, (Tensor, torch.Tensor)):
+            # NOTE: Paddle rounds Python/NumPy float64 data to float16 once, as NumPy does; torch goes via float32
+            t = torch.from_numpy(t.numpy().astype(np.float16))
+        else:
+            t = t.to(target)
     if t.device != device:
         t = t.to(device)
     return t
@@ -61,7 +65,8 @@ _NUMPY_OK = {np.dtype(n) for n in ("bool", "float16", "float32", "float64", "int
                                    "uint8", "complex64", "complex128")}
 
 
-def _from_python_scalar(value):
+def _from_python_scalar(value, target=None):
+    """A 0-D tensor; with a ``target`` dtype the value is converted once, from its full precision."""
     if isinstance(value, builtins.bool):
         return torch.tensor(value)
     if isinstance(value, builtins.int):
@@ -69,17 +74,18 @@ def _from_python_scalar(value):
             raise ValueError(f"to_tensor: the integer {value} does not fit in int64")
         return torch.tensor(value, dtype=torch.int64)
     if isinstance(value, builtins.complex):
-        return torch.tensor(value, dtype=_default_complex())
-    return torch.tensor(float(value), dtype=_dtype.default_float().torch)
+        return torch.tensor(value, dtype=torch.complex128 if target is not None else _default_complex())
+    return torch.tensor(float(value), dtype=torch.float64 if target is not None else _dtype.default_float().torch)
 
 
 def _default_complex():
     return torch.complex128 if _dtype.get_default_dtype() == "float64" else torch.complex64
 
 
-def _from_sequence(data):
+def _from_sequence(data, target=None):
     # NOTE: as in Paddle, floats in a list become the default dtype and int32 becomes int64, but a list
-    # holding a Tensor keeps the dtype NumPy infers from the elements.
+    # holding a Tensor keeps the dtype NumPy infers from the elements. With a ``target`` dtype the values are
+    # converted once, from NumPy's float64/complex128, so float64 data stays exact.
     has_tensor = any(isinstance(v, Tensor) for v in data)
     try:
         array = np.array(data)
@@ -92,7 +98,7 @@ def _from_sequence(data):
     if array.dtype.kind in "USV":
         raise InputTypeError(f"to_tensor: data holds values of type {array.dtype}, which cannot be converted to a "
                              f"Tensor")
-    if not has_tensor:
+    if target is None and not has_tensor:
         kind = array.dtype.kind
         if kind == "f":
             array = array.astype(_dtype.default_float().numpy or np.float32)
@@ -101,7 +107,7 @@ def _from_sequence(data):
         elif array.dtype == np.int32:
             array = array.astype(np.int64)
     t = _from_numpy(array, copy=False)
-    if not has_tensor and _dtype.get_default_dtype() == "bfloat16" and t.is_floating_point():
+    if target is None and not has_tensor and _dtype.get_default_dtype() == "bfloat16" and t.is_floating_point():
         t = t.to(torch.bfloat16)
     return t
 

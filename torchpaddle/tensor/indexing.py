@@ -12,7 +12,7 @@ from .. import ops as _ops
 from ..framework import dtype as _dtype
 from ..framework.tensor import Tensor, wrap
 from ..ops.defs.manipulation import DtypeError
-from .manipulation import _compat, _int, _ints, _rebind
+from .manipulation import _compat, _int, _ints, _rebind, tensor_int
 
 __all__ = ["gather", "gather_nd", "index_select", "index_sample", "take_along_axis", "put_along_axis",
            "scatter", "scatter_", "scatter_nd", "scatter_nd_add", "masked_select", "masked_fill", "masked_fill_",
@@ -229,6 +229,8 @@ def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
 def _unique_axis(api, axis):
     if axis is None:
         return []
+    if isinstance(axis, Tensor):
+        return [tensor_int(api, "axis", axis)]
     if not _is_dim(axis):
         raise TypeError(f"{api}: axis must be an int or None, got {type(axis).__name__}")
     return [int(axis)]

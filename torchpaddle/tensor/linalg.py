@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import ops as _ops
 from ..framework.tensor import PaddleAssertionError, Tensor
+from .manipulation import tensor_int
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "cross", "cholesky", "inverse", "norm", "dist", "tensordot",
            "einsum", "eigvalsh"]
@@ -61,6 +62,8 @@ def dot(x, y, name=None, *, out=None):
 
 def cross(x, y, axis=9, name=None):
     """Cross product along ``axis``; the default (9) picks the first axis of size 3."""
+    if isinstance(axis, Tensor):
+        axis = tensor_int("cross", "axis", axis)
     return _ops.cross(x, y, dim=axis)
 
 

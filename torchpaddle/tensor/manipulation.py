@@ -12,7 +12,9 @@ import torch
 
 from .. import ops as _ops
 from ..framework import dtype as _dtype
-from ..framework.mode import STATE as _MODE
+from ..framework.dynamic_dims import size_tensors
+from ..framework.mode import ANY_STATIC as _ANY_STATIC, STATE as _MODE
+from ..framework.program import Variable
 from ..framework.tensor import PaddleAssertionError, Tensor, wrap
 from ..ops.registry import InputTypeError
 from ..ops.defs.manipulation import ArgTypeError, AxisError
@@ -72,7 +74,7 @@ def _ints(api, arg, value, allow_int=True, container_exc=TypeError):
             if _is_int(v):
                 out.append(int(v))
             elif isinstance(v, Tensor):
-                out.append(v.__index__())
+                out.append(tensor_int(api, arg, v))
             else:
                 raise TypeError(f"{api}: {arg} must hold ints, got {type(v).__name__} in {value!r}")
         return out
@@ -82,14 +84,42 @@ def _ints(api, arg, value, allow_int=True, container_exc=TypeError):
                         f"got {type(value).__name__}")
 
 
+def _shape_tensors(api, shape):
+    """Static mode: a shape given as a Variable, or as a list holding Variables or sizes known only at run time
+    (``x.shape[0]`` under paddle.jit) -> (Shape, ShapeTensor, shape attr) of reshape2; None for known ints."""
+    if isinstance(shape, Variable):
+        if len(shape.desc_shape) != 1 or shape.desc_shape[0] < 0 or shape.dtype.name not in ("int32", "int64"):
+            raise ValueError(f"{api}: a shape Tensor must be a 1-D int32/int64 Tensor of known length, got "
+                             f"{shape.dtype.name} of shape {list(shape.desc_shape)}")
+        return shape, None, [-1] * shape.desc_shape[0]
+    if isinstance(shape, (list, tuple)):
+        found = size_tensors(shape, api)
+        if found is not None:
+            return (None,) + found
+    return None
+
+
 def _int(api, arg, value, exc=TypeError, strict=False):
     if _is_int(value):
         return int(value)
     if not strict and isinstance(value, float) and value.is_integer():  # Paddle lets an integral float through
         return int(value)
     if isinstance(value, Tensor):
-        return value.__index__()
+        return tensor_int(api, arg, value)
     raise exc(f"{api}: {arg} must be an int, got {type(value).__name__}")
+
+
+def tensor_int(api, arg, value):
+    """An int argument given as a Tensor: Paddle's dygraph takes any 1-element integer Tensor (0-D or [1])."""
+    if value._is_variable:
+        return value.__index__()   # raises: a Variable has no value while its program is built
+    t = value._t
+    if t.is_floating_point() or t.is_complex():
+        raise TypeError(f"{api}: {arg} must be an int or an integer Tensor, got a {value.dtype} Tensor")
+    if t.numel() != 1:
+        raise ValueError(f"{api}: {arg} must be an int or a Tensor with 1 element, got a Tensor of shape "
+                         f"{list(t.shape)}")
+    return int(t.item())
 
 
 def _rebind(x, out, api):
@@ -123,7 +153,10 @@ def cast(x, dtype):
 
 
 def shape(input):
-    return _ops.shape(input)
+    out = _ops.shape(input)
+    if isinstance(out, Variable):
+        return out   # int32, as Paddle's static shape op
+    return wrap(out._t.long())
 
 
 def rank(input):
@@ -141,7 +174,12 @@ def is_empty(x, name=None):
 
 @_compat(input="x")
 def reshape(x, shape, *sizes, name=None):
-    return _ops.reshape2(x, shape=_ints("reshape", "shape", _sizes(shape, sizes), container_exc=ValueError))
+    shape = _sizes(shape, sizes)
+    if _ANY_STATIC.on and _MODE.static:
+        found = _shape_tensors("reshape", shape)
+        if found is not None:
+            return _ops.reshape2(x, found[0], found[1], shape=found[2])
+    return _ops.reshape2(x, shape=_ints("reshape", "shape", shape, container_exc=ValueError))
 
 
 def reshape_(x, shape, *sizes, name=None):
@@ -284,7 +322,10 @@ def flip(x, axis, name=None):
     if not isinstance(x, Tensor) and not _MODE.static:
         raise InputTypeError(f"flip: x must be a Tensor, got {type(x).__name__}")
     if isinstance(axis, Tensor):
-        raise TypeError("flip: axis must be an int, list or tuple, not a Tensor")
+        if axis.size != 1:
+            raise TypeError(f"flip: axis must be an int, list, tuple or a 1-element Tensor, got a Tensor of shape "
+                            f"{list(axis.shape)}")
+        axis = tensor_int("flip", "axis", axis)
     return _ops.flip(x, axis=_ints("flip", "axis", axis))
 
 
@@ -305,7 +346,7 @@ def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 - Paddle's signature
     for i, a in enumerate(axes):
         if not -ndim <= a < ndim:
             raise ValueError(f"rot90: axes[{i}]={a} is out of range [{-ndim}, {ndim})")
-    k = int(k) % 4
+    k = (tensor_int("rot90", "k", k) if isinstance(k, Tensor) else int(k)) % 4
     a0, a1 = axes[0] % ndim, axes[1] % ndim
     if k == 0:
         return _ops.flip(x, axis=[])
@@ -368,11 +409,11 @@ def unbind(input, axis=0):
 
 
 def unstack(x, axis=0, num=None):
-    if not _is_int(axis):
+    if not (_is_int(axis) or isinstance(axis, Tensor)):
         raise TypeError(f"unstack: axis must be an int, got {type(axis).__name__}")
     if num == 0:
         return []
-    return _ops.unstack(x, axis=int(axis), num=num or 0)
+    return _ops.unstack(x, axis=_int("unstack", "axis", axis), num=num or 0)
 
 
 # -- slicing ------------------------------------------------------------------------------------------------

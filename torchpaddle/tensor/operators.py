@@ -2,7 +2,7 @@
 import torch
 
 from .. import ops as _ops
-from ..framework.mode import STATE as _MODE
+from ..framework.mode import ANY_STATIC as _ANY_STATIC, STATE as _MODE
 from ..framework.tensor import Tensor, wrap
 from ..ops.defs.elementwise import RAW_BINARY
 
@@ -17,16 +17,24 @@ def _binary(op_name, reflected=False):
     raw = RAW_BINARY[op_name]
 
     def reflected_method(self, other):
-        if _MODE.static or isinstance(other, Tensor):
+        if isinstance(other, Tensor) or (_ANY_STATIC.on and _MODE.static):
             return fn(other, self)
         t = self._t
-        return wrap(raw(torch.as_tensor(other, dtype=_scalar_dtype(t, other), device=t.device), t))
+        dtype = _scalar_dtype(t, other)
+        if t.dtype is not dtype:
+            t = t.to(dtype)
+        return wrap(raw(torch.as_tensor(other, dtype=dtype, device=t.device), t))
     return reflected_method
 
 
 def _scalar_dtype(t, other):
+    """Paddle's result dtype for a Python scalar with a tensor (what promote_scalar computes forwards)."""
+    if isinstance(other, bool):
+        return t.dtype
+    if isinstance(other, int):
+        return torch.int64 if t.dtype is torch.bool else t.dtype
     if isinstance(other, float) and not (t.is_floating_point() or t.is_complex()):
-        return torch.get_default_dtype()
+        return torch.float32   # NOTE: not the default dtype, as in Paddle
     if isinstance(other, complex) and not t.is_complex():
         return torch.complex128 if t.dtype is torch.float64 else torch.complex64
     return t.dtype

@@ -2,6 +2,7 @@
 from .strategy import DistributedStrategy  # noqa: F401
 from .fleet import (Fleet, PaddleCloudRoleMaker, UserDefinedRoleMaker, Role,  # noqa: F401
                     HybridCommunicateGroup)
+from . import recompute, utils  # noqa: F401,E402
 
 fleet = Fleet()
 init = fleet.init

@@ -3,7 +3,7 @@ from ... import ops as _ops
 from ...framework.dtype import convert_dtype
 from ...framework.tensor import Tensor
 from ...tensor._inplace import commit
-from ...tensor.manipulation import _compat, chunk
+from ...tensor.manipulation import _compat, _int, chunk
 from ...tensor.math import _not_tensor, _write, tanh, tanh_
 
 __all__ = ["celu", "elu", "elu_", "gelu", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish",
@@ -182,6 +182,8 @@ def _softmax_input(x, dtype, api):
 
 @_compat(input="x", dim="axis")
 def softmax(x, axis=-1, dtype=None, name=None, *, out=None):
+    if axis.__class__ is not int:
+        axis = _int("softmax", "axis", axis)
     return _write(out, _ops.softmax(_softmax_input(x, dtype, "softmax"), axis=axis))
 
 
@@ -191,6 +193,8 @@ def softmax_(x, axis=-1, dtype=None, name=None):
 
 @_compat(input="x", dim="axis")
 def log_softmax(x, axis=-1, dtype=None, name=None):
+    if axis.__class__ is not int:
+        axis = _int("log_softmax", "axis", axis)
     return _ops.log_softmax(_softmax_input(x, dtype, "log_softmax"), axis=axis)
 
 

@@ -4,7 +4,7 @@ import numbers
 from ... import ops as _ops
 from ... import tensor as _pt
 from ...framework.tensor import PaddleAssertionError
-from ...tensor.manipulation import _compat
+from ...tensor.manipulation import _compat, _int
 from ...tensor.math import _write
 from .activation import _tensor
 
@@ -16,6 +16,8 @@ _ND_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 def normalize(x, p=2, axis=1, epsilon=1e-12, out=None, name=None):
     """x / max(||x||_p along axis, epsilon)."""
     _tensor(x, "normalize")
+    if isinstance(axis, _pt.Tensor):
+        axis = _int("normalize", "axis", axis)
     norm = _ops.p_norm(x, porder=float(p), axis=axis, epsilon=epsilon, keepdim=True, asvector=False)
     floor = _pt.full([1], epsilon, dtype=x.dtype)
     return _write(out, x / _pt.maximum(norm, floor))

@@ -3,6 +3,9 @@ channel_shuffle, grid_sample, affine_grid, temporal_shift, unfold / fold, gather
 import numpy as np
 
 from ... import ops as _ops
+from ...framework.dynamic_dims import size_tensors
+from ...framework.mode import STATE as _MODE
+from ...framework.program import Variable
 from ...framework.tensor import PaddleAssertionError, Tensor
 from ...ops.defs.manipulation import ArgTypeError
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -83,18 +86,27 @@ def _interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=
     layout = "NHWC" if data_format.endswith("C") else "NCHW"
     sizes = [-1, -1, -1]
     scales = []
+    out_size = size_tensor = None
     if size is not None:
         if scale_factor is not None:
             raise ValueError("interpolate: only one of size or scale_factor should be defined")
         if recompute_scale_factor:
             raise ValueError("interpolate: recompute_scale_factor is not meaningful with an explicit size")
+        if isinstance(size, Variable):   # static: the size is read when the program runs
+            if size.dtype.name not in ("int32", "int64"):
+                raise TypeError(f"interpolate: a size Tensor must be int32 or int64, got {size.dtype.name}")
+            out_size, size = size, []
+        elif isinstance(size, (list, tuple)) and _MODE.static:
+            found = size_tensors(size, "interpolate")
+            if found is not None:   # Variables, or paddle.jit's x.shape[i] of a dim known only at run time
+                size_tensor, size = found
         if isinstance(size, (Tensor, np.ndarray)):
             size = size.tolist()
         if not isinstance(size, (list, tuple)):
             raise TypeError(f"interpolate: size should be a list, tuple or Tensor, got {type(size).__name__}")
         size = [int(_scalar(d)) for d in size]
         for d in size:
-            if d <= 0:
+            if d <= 0 and not (size_tensor and d == -1):
                 raise PaddleAssertionError(f"interpolate: each dimension of size must be greater than 0, got {size}")
         sizes[3 - len(size):] = size
     else:
@@ -120,12 +132,14 @@ def _interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=
                 raise ValueError(f"interpolate: scale_factor should be greater than zero, got {scale_factor}")
             scales = scale_list
     if antialias:
+        if out_size is not None or size_tensor is not None:
+            raise ValueError("interpolate: antialias needs a size known while the program is built")
         return _ops.interp_antialias(x, None, None, data_layout=layout, out_d=sizes[0], out_h=sizes[1],
                                      out_w=sizes[2], scale=scales, interp_method=method,
                                      align_corners=align_corners, align_mode=align_mode)
     fn = getattr(_ops, f"{method}_interp_v2")
-    return fn(x, None, None, data_layout=layout, out_d=sizes[0], out_h=sizes[1], out_w=sizes[2], scale=scales,
-              interp_method=method, align_corners=align_corners, align_mode=align_mode)
+    return fn(x, out_size, None, size_tensor, data_layout=layout, out_d=sizes[0], out_h=sizes[1], out_w=sizes[2],
+              scale=scales, interp_method=method, align_corners=align_corners, align_mode=align_mode)
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False, align_mode=0, data_format=None,

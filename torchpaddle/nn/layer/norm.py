@@ -196,9 +196,15 @@ class BatchNorm(Layer):
                            data_format=self._data_layout, use_global_stats=global_stats)
         if self._act is None:
             return out
-        activation = getattr(F, self._act, None) if isinstance(self._act, str) else None
+        # NOTE: as in Paddle, act names an activation op type (hard_swish, brelu, ...) run with its default
+        # attributes, not an nn.functional name; an in-place name (relu_) acts on the fresh output alike
+        act = self._act
+        activation = getattr(_ops, act, None) if isinstance(act, str) else None
+        if activation is None and isinstance(act, str) and act.endswith("_"):
+            activation = getattr(_ops, act[:-1], None)
         if activation is None:
-            raise AttributeError(f"BatchNorm: unknown activation act={self._act!r}")
+            raise AttributeError(f"BatchNorm: unknown activation act={self._act!r}; it must be an activation op "
+                                 f"type such as 'relu', 'sigmoid', 'tanh' or 'hard_swish'")
         return activation(out)
 
 

@@ -62,11 +62,15 @@ def check_shape(op_type, shape):
                              f"in shape {list(shape)}")
 
 
-@op("fill_constant", inputs=["ValueTensor?"], outputs=["Out"],
+@op("fill_constant", inputs=["ValueTensor?", "ShapeTensor?", "ShapeTensorList[]?"], outputs=["Out"],
     attrs={"shape": [], "value": 0.0, "str_value": "", "dtype": 5, "force_cpu": False, "place_type": -1},
     differentiable=False)
-def fill_constant(ValueTensor, *, shape, value, str_value, dtype, force_cpu, place_type):
+def fill_constant(ValueTensor, ShapeTensor, ShapeTensorList, *, shape, value, str_value, dtype, force_cpu,
+                  place_type):
+    """The shape comes from ``ShapeTensorList`` (one tensor per dim), else ``ShapeTensor``, else the attr."""
     target = torch_dtype("fill_constant", dtype)
+    if ShapeTensorList or ShapeTensor is not None:
+        shape = _tensor_shape(ShapeTensor, ShapeTensorList)
     check_shape("fill_constant", shape)
     device = torch.device("cpu") if force_cpu else device_of(place_type)
     if ValueTensor is not None:
@@ -77,6 +81,31 @@ def fill_constant(ValueTensor, *, shape, value, str_value, dtype, force_cpu, pla
     if str_value:
         value = float(str_value)
     return torch.full(shape, _fill_value(value, target), dtype=target, device=device)
+
+
+def _tensor_shape(shape_tensor, shape_list):
+    for slot, t in [("ShapeTensor", shape_tensor)] + [(f"ShapeTensorList[{i}]", t) for i, t in
+                                                      enumerate(shape_list or ())]:
+        if t is not None and (t.dtype not in (torch.int32, torch.int64) or (slot != "ShapeTensor" and t.numel() != 1)):
+            raise ValueError(f"fill_constant: {slot} must be {'a 1-element ' if slot != 'ShapeTensor' else 'an '}"
+                             f"int32/int64 tensor, got {str(t.dtype)[6:]} of shape {list(t.shape)}")
+    if shape_list:
+        return [int(t.reshape(())) for t in shape_list]
+    return [int(v) for v in shape_tensor.reshape(-1).tolist()]
+
+
+@fill_constant.infer
+def _fill_constant_infer(ValueTensor, ShapeTensor, ShapeTensorList, *, shape, value, str_value, dtype, force_cpu,
+                         place_type):
+    """With the shape in tensors only its rank is known (-1 dims), when the tensors tell it."""
+    if not ShapeTensorList and ShapeTensor is None:
+        return None
+    rank = len(ShapeTensorList) if ShapeTensorList else ShapeTensor.desc_shape[0] if \
+        len(ShapeTensor.desc_shape) == 1 and ShapeTensor.desc_shape[0] >= 0 else None
+    if rank is None:
+        raise ValueError(f"fill_constant: ShapeTensor must be 1-D of known size, got shape "
+                         f"{list(ShapeTensor.desc_shape)}")
+    return [-1] * rank, _FROM_PROTO[dtype]
 
 
 def _fill_value(value, target):
@@ -267,6 +296,30 @@ def tril_triu(X, *, diagonal, lower):
 @op("assign", inputs=["X"], outputs=["Out"])
 def assign(X):
     return X.clone()
+
+
+# Paddle's dst_place_type: 0 CPU, 1 the current GPU, 2 pinned host memory (3 XPU, 5 custom devices)
+_MEMCPY_PLACES = {0: "CPUPlace", 1: "CUDAPlace", 2: "CUDAPinnedPlace", 3: "XPUPlace", 5: "CustomPlace"}
+
+
+@op("memcpy", inputs=["X"], outputs=["Out"], attrs={"dst_place_type": REQUIRED})
+def memcpy(X, *, dst_place_type):
+    """A copy of X on another place (what static Variable.cpu() / .cuda() append)."""
+    if dst_place_type not in _MEMCPY_PLACES:
+        raise ValueError(f"memcpy: dst_place_type must be one of {sorted(_MEMCPY_PLACES)}, got {dst_place_type!r}")
+    if X.device.type == "meta":   # static shape inference
+        return torch.empty_like(X)
+    if dst_place_type == 0:
+        return X.to("cpu", copy=True)
+    if dst_place_type in (1, 2) and torch.cuda.is_available():
+        if dst_place_type == 2:
+            return X.to("cpu", copy=True).pin_memory()
+        device = current_torch_device()
+        return X.to(device if device.type == "cuda" else torch.device("cuda", torch.cuda.current_device()),
+                    copy=True)
+    # NotImplementedError, as Paddle's executor raises for a place its build lacks
+    raise NotImplementedError(f"memcpy: dst_place_type={dst_place_type} ({_MEMCPY_PLACES[dst_place_type]}) is not "
+                              "supported by this build of torch (no CUDA device); use CPUPlace (Variable.cpu())")
 
 
 @op("assign_value", inputs=[], outputs=["Out"], attrs={"shape": [], "dtype": 5, "values": []},

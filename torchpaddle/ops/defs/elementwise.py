@@ -1,10 +1,11 @@
 """Binary elementwise ops: arithmetic, comparison, logical and bitwise, with Paddle's broadcast ``axis``."""
 import torch
 
-from ...framework.dtype import check_binary_promotion
+from ...framework.dtype import promote_binary, promote_scalar
 from ..registry import op
 
 _TT = torch.Tensor
+_F64 = torch.float64
 
 
 def align_y(X, Y, axis):
@@ -51,33 +52,58 @@ def _mod(a, b):
 
 
 def _true_div(a, b):
-    return torch.true_divide(a, b)
+    out = torch.true_divide(a, b)
+    if out.dtype is _F64 and _integral(a) and _integral(b):
+        # NOTE: Paddle divides integers in float32, even when the default dtype is float64.
+        return torch.true_divide(_float32(a), _float32(b))
+    return out
 
 
-def _register_binary(op_type, fn, promote=True, differentiable=True):
+def _integral(v):
+    return not (v.is_floating_point() or v.is_complex()) if isinstance(v, _TT) else isinstance(v, int)
+
+
+def _float32(v):
+    return v.to(torch.float32) if isinstance(v, _TT) else float(v)
+
+
+_ORDERING = ("less_than", "less_equal", "greater_than", "greater_equal")
+
+
+def _is_complex(v):
+    return v.is_complex() if isinstance(v, _TT) else isinstance(v, complex)
+
+
+def _complex_order(fn, a, b):
+    # NOTE: Paddle orders complex numbers lexicographically, by real part then imaginary part (torch refuses).
+    a_real, b_real = a.real, b.real
+    return torch.where(a_real == b_real, fn(a.imag, b.imag), fn(a_real, b_real))
+
+
+def _register_binary(op_type, fn, differentiable=True):
     # One closure per op, with the dtype check inlined: this is the hottest path in eager mode.
-    if promote:
-        def kernel(X, Y, *, axis):
-            if axis != -1:
-                Y = align_y(X, Y, axis)
-            if Y.__class__ is _TT and X.__class__ is _TT and X.dtype is not Y.dtype:
-                check_binary_promotion(op_type, X.dtype, Y.dtype)
-            try:
-                return fn(X, Y)
-            except RuntimeError as exc:
-                if "must match" in str(exc):
-                    raise _broadcast_error(op_type, X, Y, axis) from None
-                raise
-    else:
-        def kernel(X, Y, *, axis):
-            if axis != -1:
-                Y = align_y(X, Y, axis)
-            try:
-                return fn(X, Y)
-            except RuntimeError as exc:
-                if "must match" in str(exc):
-                    raise _broadcast_error(op_type, X, Y, axis) from None
-                raise
+    def kernel(X, Y, *, axis):
+        if axis != -1:
+            Y = align_y(X, Y, axis)
+        if Y.__class__ is _TT:
+            if X.__class__ is _TT and X.dtype is not Y.dtype:
+                X, Y = promote_binary(op_type, X, Y)
+        elif Y.__class__ is float:
+            if X.__class__ is _TT and not (X.is_floating_point() or X.is_complex()):
+                X, Y = promote_scalar(X, Y)
+        elif Y.__class__ is not int and X.__class__ is _TT:
+            X, Y = promote_scalar(X, Y)   # bool, complex: torch's own rules differ from Paddle's
+        try:
+            return fn(X, Y)
+        except RuntimeError as exc:
+            if "must match" in str(exc):
+                raise _broadcast_error(op_type, X, Y, axis) from None
+            if Y.__class__ is int and X.__class__ is _TT and X.dtype is torch.bool:
+                # NOTE: Paddle computes a bool tensor with an int in int64 (torch refuses e.g. bool - int)
+                return fn(X.to(torch.int64), Y)
+            if op_type in _ORDERING and (_is_complex(X) or _is_complex(Y)):
+                return _complex_order(fn, X, Y)
+            raise
     kernel.__name__ = op_type
     return op(op_type, inputs=["X", "Y"], outputs=["Out"], attrs={"axis": -1}, spmd="elementwise",
               differentiable=differentiable)(kernel)
@@ -113,7 +139,7 @@ RAW_BINARY["elementwise_sub"] = torch.sub
 for _name, _fn in _ARITHMETIC:
     _register_binary(_name, _fn)
 for _name, _fn in _COMPARE + _LOGICAL:
-    _register_binary(_name, _fn, promote=False, differentiable=False)
+    _register_binary(_name, _fn, differentiable=False)
 for _name, _fn in _BITWISE:
     _register_binary(_name, _fn, differentiable=False)
 

@@ -9,7 +9,7 @@ from ...framework import dtype as _dtype
 from ...framework.tensor import PaddleAssertionError
 from ..registry import REQUIRED, op
 from .manipulation import (AxisError, DtypeError, IndexRangeError, InvalidInputError, check_index_dtype,
-                           check_index_values, is_meta, norm_axis, shape_str)
+                           check_index_values, is_meta, norm_axis, shape_str, shape_values)
 
 
 def _dtype_name(t):
@@ -509,6 +509,67 @@ def slice_scatter(X, Value, *, axes, starts, ends, strides):
         Value = Value.flip(flips)
     out = X.clone()
     out[tuple(index)] = Value
+    return out
+
+
+@op("set_value", inputs=["Input", "ValueTensor?", "StartsTensorList[]?", "EndsTensorList[]?", "StepsTensorList[]?"],
+    outputs=["Out"], attrs={"axes": REQUIRED, "starts": REQUIRED, "ends": REQUIRED, "steps": REQUIRED,
+                            "decrease_axes": [], "none_axes": [], "dtype": 5, "shape": [], "values": []})
+def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList, *, axes, starts, ends, steps,
+              decrease_axes, none_axes, dtype, shape, values):
+    """``x[index] = value`` of a static program (Variable.__setitem__): Input with the basic-indexed part set to
+    ValueTensor, or to ``values`` of ``shape``, broadcast. The index is axes/starts/ends/steps, ``decrease_axes``
+    (indexed by an int) and ``none_axes`` (the positions of the index's Nones)."""
+    bounds = {"starts": starts, "ends": ends, "steps": steps}
+    for name, tensors in (("starts", StartsTensorList), ("ends", EndsTensorList), ("steps", StepsTensorList)):
+        if tensors:
+            bounds[name] = shape_values("set_value", name.capitalize() + "TensorList", tensors)
+        if len(bounds[name]) != len(axes):
+            raise ValueError(f"set_value: {name} {list(bounds[name])} and axes {list(axes)} must have the same length")
+    starts, ends, steps = bounds["starts"], bounds["ends"], bounds["steps"]
+    index = [slice(None)] * Input.dim()
+    flips = []
+    for a, s, e, st in zip(axes, starts, ends, steps):
+        a = norm_axis("set_value", "axes", a, Input.dim())
+        size = Input.shape[a]
+        if a in decrease_axes:
+            if not -size <= s < size:
+                raise IndexRangeError(f"set_value: index {s} is out of range for axis {a} of size {size}")
+            index[a] = s % size
+            continue
+        if st == 0:
+            raise ValueError("set_value: steps must not be 0")
+        r = range(*slice(s, e, st).indices(size))
+        if st < 0:   # torch slices have no negative step: write the flipped value over the forward slice
+            flips.append(a - sum(1 for d in decrease_axes if d < a))
+            index[a] = slice(r[-1], r[0] + 1, -st) if len(r) else slice(0, 0)
+        else:
+            index[a] = slice(r.start, r.stop, st)
+    out = Input.clone()
+    target = out[tuple(index)]
+    if ValueTensor is not None:
+        value = ValueTensor.to(Input.dtype)
+    else:
+        value = torch.tensor(values, dtype=Input.dtype, device=Input.device).reshape(list(shape) or [-1])
+    # the value may hold size-1 dims where the index had None; none_axes counts index items (ints included)
+    spread, nones, dim, at = target, set(none_axes), 0, 0
+    for item in range(Input.dim() + len(nones)):
+        if item in nones:
+            spread = spread.unsqueeze(at)
+            at += 1
+        else:
+            at += dim not in decrease_axes
+            dim += 1
+    try:
+        value = torch.broadcast_to(value, spread.shape)
+    except RuntimeError:
+        raise ValueError(f"set_value: a value of shape {shape_str(value)} cannot be assigned to a slice of shape "
+                         f"{list(spread.shape)} of Input {shape_str(Input)}") from None
+    if none_axes:
+        value = value.reshape(target.shape)
+    if flips:
+        value = value.flip(flips)
+    target.copy_(value)
     return out
 
 

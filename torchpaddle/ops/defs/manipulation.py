@@ -82,7 +82,9 @@ def cast(X, *, in_dtype, out_dtype):
 
 @op("shape", inputs=["Input"], outputs=["Out"], differentiable=False)
 def shape(Input):
-    return torch.tensor(Input.shape, dtype=torch.int64, device=Input.device)
+    # NOTE: Paddle's (legacy IR) shape op gives int32, and its saved programs rely on it: a reader of the shape
+    # declared otherwise fails in Paddle's jit.load. paddle.shape in dygraph gives int64 (tensor.shape).
+    return torch.tensor(Input.shape, dtype=torch.int32, device=Input.device)
 
 
 @op("is_empty", inputs=["X"], outputs=["Out"], differentiable=False)
@@ -141,14 +143,54 @@ def reshape_target(op_type, in_shape, shape):
     return out
 
 
-@op("reshape2", inputs=["X"], outputs=["Out"], attrs={"shape": REQUIRED}, spmd="reshape")
-def reshape2(X, *, shape):
+def shape_values(op_type, slot, tensors):
+    """A size given as a list of 1-element int tensors (ShapeTensor, SizeTensor) -> list of ints."""
+    out = []
+    for i, t in enumerate(tensors):
+        if t.numel() != 1 or t.dtype not in (torch.int32, torch.int64):
+            raise ValueError(f"{op_type}: {slot}[{i}] must be a 1-element int32/int64 tensor, got "
+                             f"{_dtype.from_torch_dtype(t.dtype)} of shape {shape_str(t)}")
+        out.append(int(t.reshape(())))
+    return out
+
+
+@op("reshape2", inputs=["X", "Shape?", "ShapeTensor[]?"], outputs=["Out"], attrs={"shape": REQUIRED},
+    spmd="reshape")
+def reshape2(X, Shape, ShapeTensor, *, shape):
+    """``ShapeTensor`` (one tensor per dim), else ``Shape`` (one tensor), else the ``shape`` attr: a static program
+    takes its target shape from tensors when a size is known only at run time (``x.shape[0]`` under paddle.jit)."""
+    if ShapeTensor:
+        shape = shape_values("reshape", "ShapeTensor", ShapeTensor)
+    elif Shape is not None:
+        check_index_dtype("reshape", "Shape", Shape)
+        shape = [int(v) for v in Shape.reshape(-1).tolist()]
     if 0 not in shape:  # fast path: torch agrees with Paddle wherever it accepts the shape
         try:
             return torch.reshape(X, shape)
         except RuntimeError:
             pass
     return X.reshape(reshape_target("reshape", X.shape, shape))
+
+
+@reshape2.infer
+def _reshape2_infer(X, Shape, ShapeTensor, *, shape):
+    """With the target shape in tensors: the ``shape`` attr's positive sizes and 0s are known, the rest is -1."""
+    if not ShapeTensor and Shape is None:
+        return None
+    if ShapeTensor:
+        rank = len(ShapeTensor)
+    elif len(Shape.desc_shape) == 1 and Shape.desc_shape[0] >= 0:
+        rank = Shape.desc_shape[0]
+    else:
+        raise ValueError(f"reshape: the Shape tensor must be 1-D of known size, got shape {list(Shape.desc_shape)}")
+    dims = [-1] * rank
+    if len(shape) == rank:
+        for i, d in enumerate(shape):
+            if d > 0:
+                dims[i] = d
+            elif d == 0 and i < len(X.desc_shape):
+                dims[i] = X.desc_shape[i]
+    return dims, X.dtype
 
 
 @op("view_shape", inputs=["X"], outputs=["Out"], attrs={"dims": REQUIRED})

@@ -72,7 +72,13 @@ def rnn(Input, PreState, WeightList, SequenceLength, *, dropout_prob, is_bidirec
     train = not is_test
     flags = (True, num_layers, float(dropout_prob), train, bool(is_bidirec))
     empty = Input.new_empty([0], dtype=torch.uint8)
-    if SequenceLength is None or Input.device.type == "meta":
+    if Input.device.type == "meta":
+        # static shape inference: torch's meta RNN unrolls every time step, and an unknown (-1) time dim
+        # stands in as ~10^4 steps there (minutes per op); the shapes follow from the checked inputs
+        directions = 2 if is_bidirec else 1
+        out = Input.new_empty([Input.shape[0], Input.shape[1], directions * hidden_size])
+        return out, empty, empty, [torch.empty_like(s) for s in PreState]
+    if SequenceLength is None:
         out, *state = fn(Input, hx, params, *flags, False)
         return out, empty, empty, list(state)
 

@@ -1,6 +1,6 @@
 """Op types that programs saved by Paddle's static graph hold but nothing here emits: ``mul`` (what
-``paddle.static.nn.fc`` writes), ``matmul`` (v1, with ``alpha``), ``flatten2``, and the optimizer ops of
-Paddle's training programs (``sgd``, ``momentum``, ``adam``), so that those run here too."""
+``paddle.static.nn.fc`` writes), ``matmul`` (v1, with ``alpha``) and ``flatten2``, so that those run here too
+(the optimizer ops of training programs are in optimizer.py)."""
 import math
 
 import torch
@@ -49,50 +49,3 @@ def flatten2(X, *, axis):
     out = X.reshape(math.prod(X.shape[:axis]), math.prod(X.shape[axis:]))
     # XShape carries only the input's shape (behind a leading 0), for the grad op
     return out, X.new_empty((0,) + tuple(X.shape))
-
-
-# -- the optimizer ops of Paddle's training programs (torchpaddle's own minimize uses optimizer_step) -------
-def _lr(LearningRate, Param):
-    return LearningRate.reshape(()).to(Param.dtype)
-
-
-@op("sgd", inputs=["Param", "LearningRate", "Grad"], outputs=["ParamOut"], attrs={"multi_precision": False},
-    differentiable=False)
-def sgd(Param, LearningRate, Grad, *, multi_precision):
-    return Param - _lr(LearningRate, Param) * Grad.to(Param.dtype)
-
-
-@op("momentum", inputs=["Param", "Grad", "Velocity", "LearningRate"], outputs=["ParamOut", "VelocityOut"],
-    attrs={"mu": 0.0, "use_nesterov": False, "regularization_method": "", "regularization_coeff": 0.0,
-           "multi_precision": False, "rescale_grad": 1.0}, differentiable=False)
-def momentum(Param, Grad, Velocity, LearningRate, *, mu, use_nesterov, regularization_method,
-             regularization_coeff, multi_precision, rescale_grad):
-    grad = Grad.to(Param.dtype) * rescale_grad
-    if regularization_method == "l2_decay":
-        grad = grad + regularization_coeff * Param
-    velocity = mu * Velocity + grad
-    lr = _lr(LearningRate, Param)
-    if use_nesterov:
-        return Param - (grad + mu * velocity) * lr, velocity
-    return Param - lr * velocity, velocity
-
-
-@op("adam", inputs=["Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow", "Moment2Max?"],
-    outputs=["ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut", "Moment2MaxOut"],
-    attrs={"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False,
-           "min_row_size_to_use_multithread": 1000, "multi_precision": False, "use_global_beta_pow": False,
-           "amsgrad": False}, differentiable=False)
-def adam(Param, Grad, LearningRate, Moment1, Moment2, Beta1Pow, Beta2Pow, Moment2Max, *, beta1, beta2, epsilon,
-         lazy_mode, min_row_size_to_use_multithread, multi_precision, use_global_beta_pow, amsgrad):
-    grad = Grad.to(Param.dtype)
-    b1pow, b2pow = Beta1Pow.to(Param.dtype), Beta2Pow.to(Param.dtype)
-    # Paddle folds the bias corrections into the step size and scales epsilon the same way
-    lr = _lr(LearningRate, Param) * torch.sqrt(1 - b2pow) / (1 - b1pow)
-    m1 = beta1 * Moment1 + (1 - beta1) * grad
-    m2 = beta2 * Moment2 + (1 - beta2) * grad * grad
-    m2max = torch.maximum(Moment2Max, m2) if amsgrad and Moment2Max is not None else None
-    denom = torch.sqrt(m2 if m2max is None else m2max) + epsilon * torch.sqrt(1 - b2pow)
-    param = Param - lr * (m1 / denom)
-    if use_global_beta_pow:
-        return param, m1, m2, Beta1Pow, Beta2Pow, m2max
-    return param, m1, m2, Beta1Pow * beta1, Beta2Pow * beta2, m2max

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from ...framework.dtype import from_torch_dtype
 from ..registry import op
 from .conv import KernelDtypeError, check_float, from_channel_first, to_channel_first, torch_pad
+from .manipulation import shape_values
 
 # -- interpolation ------------------------------------------------------------------------------------------
 
@@ -139,17 +140,36 @@ _INTERP_ATTRS = {"data_layout": "NCHW", "out_d": -1, "out_h": -1, "out_w": -1, "
                  "interp_method": "bilinear", "align_corners": True, "align_mode": 1}
 
 
+def _interp_infer(X, OutSize, Scale, SizeTensor, *, data_layout, out_d, out_h, out_w, **attrs):
+    """With the output size in tensors: the spatial dims are known only where the out_* attrs give them."""
+    if not SizeTensor and OutSize is None:
+        return None
+    shape = list(X.desc_shape)
+    nd = len(shape) - 2
+    if not 1 <= nd <= 3:
+        return None
+    sizes = [out_d, out_h, out_w][3 - nd:] if SizeTensor else [-1] * nd
+    first = 1 if data_layout == "NHWC" else 2
+    shape[first:first + nd] = [d if d > 0 else -1 for d in sizes]
+    return shape, X.dtype
+
+
 def _register_interp(method):
     op_type = f"{method}_interp_v2"
 
-    def kernel(X, OutSize, Scale, *, data_layout, out_d, out_h, out_w, scale, interp_method, align_corners,
-               align_mode):
+    def kernel(X, OutSize, Scale, SizeTensor, *, data_layout, out_d, out_h, out_w, scale, interp_method,
+               align_corners, align_mode):
         nd = X.dim() - 2
         sizes = [out_d, out_h, out_w][3 - nd:] if 1 <= nd <= 3 else []
+        if SizeTensor:
+            # NOTE: as in Paddle, a SizeTensor outranks OutSize and the scale (which then plays no part)
+            sizes, OutSize, Scale, scale = shape_values(op_type, "SizeTensor", SizeTensor), None, None, []
         return _interp(op_type, method, X, OutSize, Scale, data_layout, sizes, scale, align_corners, align_mode)
-    kernel.__doc__ = f"{op_type}: {method} resampling to (out_d, out_h, out_w) or by scale."
-    op(op_type, inputs=["X", "OutSize?", "Scale?"], outputs=["Out"],
-       attrs=dict(_INTERP_ATTRS, interp_method=method))(kernel)
+    kernel.__doc__ = f"{op_type}: {method} resampling to (out_d, out_h, out_w), OutSize, SizeTensor or by scale."
+    # SizeTensor comes last here (Paddle lists it before Scale) so that positional calls keep their meaning
+    fn = op(op_type, inputs=["X", "OutSize?", "Scale?", "SizeTensor[]?"], outputs=["Out"],
+            attrs=dict(_INTERP_ATTRS, interp_method=method))(kernel)
+    fn.infer(_interp_infer)
 
 
 for _method in ("nearest", "linear", "bilinear", "bicubic", "trilinear"):

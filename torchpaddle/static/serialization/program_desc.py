@@ -12,7 +12,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from .framework_pb2 import AttrType, BlockDesc, OpDesc, ProgramDesc, Scalar, VarDesc, VarType
-from .pdiparams import DTYPES, dtype_code, dtype_name
+from ...framework.tensor_stream import DTYPES, dtype_code, dtype_name
 
 __all__ = ["parse_program", "serialize_program", "decode_attr", "encode_attr", "make_op_desc",
            "make_var_desc", "var_kind", "check_program", "ProgramView", "BlockView", "OpView", "VarView",
@@ -78,7 +78,7 @@ def check_program(desc):
             raise ValueError(f"{where} says its index is {block.idx}")
         if not (-1 <= block.parent_idx < n) or block.parent_idx == i or (i == 0) != (block.parent_idx == -1):
             raise ValueError(f"{where} has parent block {block.parent_idx} (program has {n} blocks)")
-        if not -1 <= block.forward_block_idx < n:
+        if not -1 <= block.forward_block_idx < n or block.forward_block_idx == i:
             raise ValueError(f"{where} has forward block {block.forward_block_idx} (program has {n} blocks)")
         for var in block.vars:
             _check_name(var.name, f"{where}: a variable name")
@@ -103,6 +103,60 @@ def check_program(desc):
                 if any(not 0 <= k < n for k in ids):
                     raise ValueError(f"{where}, op {j} ({op.type}): attribute {attr.name!r} names block(s) "
                                      f"{ids} (program has {n} blocks)")
+    _check_parent_chains(desc)
+    _check_sub_block_cycles(desc)
+
+
+def _check_parent_chains(desc):
+    """Every parent chain must end at block 0: variable lookups walk it, and a loop would never end."""
+    parents = [block.parent_idx for block in desc.blocks]
+    rooted = [False] * len(parents)
+    rooted[0] = True
+    for start in range(len(parents)):
+        path, on_path, i = [], set(), start
+        while not rooted[i]:
+            if i in on_path:
+                loop = path[path.index(i):] + [i]
+                raise ValueError(f"ProgramDesc: the parent blocks of block {start} form a loop "
+                                 f"({' -> '.join(map(str, loop))})")
+            path.append(i)
+            on_path.add(i)
+            i = parents[i]
+        for i in path:
+            rooted[i] = True
+
+
+def _check_sub_block_cycles(desc):
+    """An op running a block (BLOCK/BLOCKS attributes) must not be run by that block again, directly or not."""
+    edges = []
+    for block in desc.blocks:
+        targets = set()
+        for op in block.ops:
+            for attr in op.attrs:
+                if attr.type == _A.BLOCK:
+                    targets.add(attr.block_idx)
+                elif attr.type == _A.BLOCKS:
+                    targets.update(attr.blocks_idx)
+        edges.append(sorted(targets))
+    state = [0] * len(edges)   # 0 unseen, 1 on the current path, 2 done
+    for root in range(len(edges)):
+        if state[root]:
+            continue
+        state[root], stack = 1, [(root, iter(edges[root]))]
+        while stack:
+            block, targets = stack[-1]
+            nxt = next(targets, None)
+            if nxt is None:
+                state[block] = 2
+                stack.pop()
+            elif state[nxt] == 1:
+                path = [b for b, _ in stack]
+                path = path[path.index(nxt):] + [nxt]
+                raise ValueError(f"ProgramDesc: block {block} runs block {nxt}, which runs it again "
+                                 f"(blocks {' -> '.join(map(str, path))})")
+            elif state[nxt] == 0:
+                state[nxt] = 1
+                stack.append((nxt, iter(edges[nxt])))
 
 
 def _check_name(name, what):

@@ -11,17 +11,32 @@ Each tensor, little-endian, back to back:
 bfloat16 has no NumPy dtype; as in Paddle, it reads as uint16 bits and a plain uint16 array writes as
 bfloat16. float8 reads as uint8 bits. `TensorRecord` keeps the exact VarType (and the LoD) where that
 matters: a real UINT16 tensor, float8, or a round trip that must be byte-identical.
+
+The one codec of this format: `paddle.save`/`paddle.load` of a single tensor and the static `.pdiparams`
+files both use it. The two-field TensorDesc is read and written by hand (as protobuf lays it out), so the
+framework layer needs no generated protobuf module.
 """
 import collections
 import struct
 
 import numpy as np
-from google.protobuf.message import DecodeError
 
-from .framework_pb2 import VarType
-
-__all__ = ["TensorRecord", "DTYPES", "dtype_name", "dtype_code", "read_tensor", "read_records",
+__all__ = ["VarType", "TensorRecord", "DTYPES", "dtype_name", "dtype_code", "read_tensor", "read_records",
            "read_tensors", "write_tensor", "write_tensors"]
+
+class VarType:
+    """The element types of Paddle's ``VarType.Type`` enum (framework.proto)."""
+    BOOL, INT16, INT32, INT64, FP16, FP32, FP64 = 0, 1, 2, 3, 4, 5, 6
+    SIZE_T, UINT8, INT8, BF16, COMPLEX64, COMPLEX128 = 19, 20, 21, 22, 23, 24
+    FP8_E4M3FN, FP8_E5M2, UINT16, UINT32, UINT64 = 32, 33, 36, 37, 38
+
+
+# every VarType name, for error messages about a type that is not an element type
+_TYPE_NAMES = {v: k for k, v in vars(VarType).items() if k.isupper()}
+_TYPE_NAMES.update({7: "DENSE_TENSOR", 8: "SELECTED_ROWS", 9: "FEED_MINIBATCH", 10: "FETCH_LIST",
+                    11: "STEP_SCOPES", 12: "LOD_RANK_TABLE", 13: "DENSE_TENSOR_ARRAY", 14: "PLACE_LIST",
+                    15: "READER", 17: "RAW", 18: "TUPLE", 25: "STRING", 26: "STRINGS", 27: "VOCAB",
+                    28: "FEED_LIST", 29: "PSTRING", 30: "SPARSE_COO", 31: "SPARSE_CSR"})
 
 # VarType element type -> (Paddle dtype name, NumPy dtype of the stored bytes)
 DTYPES = {
@@ -88,10 +103,8 @@ def dtype_code(dtype):
 
 
 def _type_label(code):
-    try:
-        return f"{VarType.Type.Name(code)} ({code})"
-    except ValueError:
-        return str(code)
+    name = _TYPE_NAMES.get(code)
+    return f"{name} ({code})" if name else str(code)
 
 
 class TensorRecord(collections.namedtuple("TensorRecord", ["array", "data_type", "lod"])):
@@ -108,6 +121,71 @@ class TensorRecord(collections.namedtuple("TensorRecord", ["array", "data_type",
     def dtype(self):
         """Paddle dtype name."""
         return DTYPES[self.data_type][0]
+
+
+# -- TensorDesc: field 1 data_type (varint), field 2 dims (repeated int64) --------------------------------
+def _varint(value):
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _tensor_desc(data_type, dims):
+    return b"\x08" + _varint(data_type) + b"".join(b"\x10" + _varint(d) for d in dims)
+
+
+def _read_varint(buf, pos, end, where):
+    value = shift = 0
+    while pos < end and shift < 70:
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+    raise ValueError(f"tensor stream: corrupt TensorDesc at offset {where}: bad varint")
+
+
+def _int64(value):
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _parse_tensor_desc(buf, start, end):
+    """(data_type, dims) of the TensorDesc in ``buf[start:end]``; unknown fields are skipped as protobuf does."""
+    data_type, dims, pos = None, [], start
+    while pos < end:
+        key, pos = _read_varint(buf, pos, end, start)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _read_varint(buf, pos, end, start)
+            if field == 1:
+                data_type = value
+            elif field == 2:
+                dims.append(_int64(value))
+        elif wire == 2:
+            size, pos = _read_varint(buf, pos, end, start)
+            if size > end - pos:
+                raise ValueError(f"tensor stream: corrupt TensorDesc at offset {start}: truncated field {field}")
+            if field == 2:          # packed dims
+                inner, stop = pos, pos + size
+                while inner < stop:
+                    value, inner = _read_varint(buf, inner, stop, start)
+                    dims.append(_int64(value))
+            pos += size
+        elif wire in (1, 5) and (8 if wire == 1 else 4) <= end - pos:
+            pos += 8 if wire == 1 else 4
+        else:
+            raise ValueError(f"tensor stream: corrupt TensorDesc at offset {start}: bad field {field} "
+                             f"(wire type {wire})")
+        if field == 0:
+            raise ValueError(f"tensor stream: corrupt TensorDesc at offset {start}: field number 0")
+    if data_type is None:
+        raise ValueError(f"tensor stream: corrupt TensorDesc at offset {start}: no data type")
+    return data_type, tuple(dims)
 
 
 # -- reading ---------------------------------------------------------------------------------------------
@@ -169,32 +247,25 @@ def read_tensor(data, offset=0):
         raise ValueError(f"tensor stream: corrupt TensorDesc size {desc_size} at offset {offset}")
     offset += 4
     _need(buf, offset, desc_size, "the TensorDesc")
-    desc = VarType.TensorDesc()
-    try:
-        desc.ParseFromString(bytes(buf[offset:offset + desc_size]))
-    except DecodeError as e:
-        raise ValueError(f"tensor stream: corrupt TensorDesc at offset {offset}: {e}") from None
-    if not desc.IsInitialized():  # the Python runtime does not enforce proto2's required fields
-        raise ValueError(f"tensor stream: corrupt TensorDesc at offset {offset}: no data type")
-    if desc.data_type not in DTYPES:
+    data_type, shape = _parse_tensor_desc(buf, offset, offset + desc_size)
+    if data_type not in DTYPES:
         raise ValueError(f"tensor stream: TensorDesc at offset {offset} has data type "
-                         f"{_type_label(desc.data_type)}, which is not a tensor element type")
+                         f"{_type_label(data_type)}, which is not a tensor element type")
     offset += desc_size
-    shape = tuple(desc.dims)
     if any(d < 0 for d in shape):
         raise ValueError(f"tensor stream: TensorDesc at offset {offset - desc_size} has negative dims {list(shape)}")
-    stored = DTYPES[desc.data_type][1]
+    stored = DTYPES[data_type][1]
     numel = 1
     for d in shape:
         numel *= d
-    _need(buf, offset, numel * stored.itemsize, f"the data of a {DTYPES[desc.data_type][0]}{list(shape)} tensor")
-    if desc.data_type == VarType.BOOL:
+    _need(buf, offset, numel * stored.itemsize, f"the data of a {DTYPES[data_type][0]}{list(shape)} tensor")
+    if data_type == VarType.BOOL:
         # any nonzero byte is true; NumPy bools must be 0/1
         array = np.frombuffer(buf, np.uint8, numel, offset) != 0
     else:
         array = np.frombuffer(buf, stored, numel, offset).astype(stored.newbyteorder("="))
     offset += numel * stored.itemsize
-    return TensorRecord(array.reshape(shape), desc.data_type, lod), offset
+    return TensorRecord(array.reshape(shape), data_type, lod), offset
 
 
 def read_records(data, count=None):
@@ -234,8 +305,7 @@ def write_tensor(item):
         if any(i < 0 for i in level):
             raise ValueError(f"write_tensor: LoD offsets must be non-negative, got {list(level)}")
         parts += [_U64.pack(8 * len(level)), np.asarray(level, "<u8").tobytes()]
-    desc = VarType.TensorDesc(data_type=record.data_type, dims=array.shape)
-    body = desc.SerializeToString()
+    body = _tensor_desc(record.data_type, array.shape)
     parts += [_U32.pack(_TENSOR_VERSION), _I32.pack(len(body)), body,
               np.ascontiguousarray(array, stored).tobytes()]
     return b"".join(parts)

@@ -1,0 +1,4 @@
+"""paddle.base.param_attr."""
+from ..framework.param_attr import ParamAttr, WeightNormParamAttr  # noqa: F401
+
+__all__ = ["ParamAttr", "WeightNormParamAttr"]
