@@ -1,6 +1,7 @@
 """Static-graph persistence in Paddle's wire formats (``paddle.static.save_inference_model`` and friends).
 
-- ``path_prefix.pdmodel``: a ProgramDesc protobuf (program_io); ``path_prefix.pdiparams``: the persistable
+- ``path_prefix.json``: the PIR program (pir_program_io; Paddle 3's default), or ``path_prefix.pdmodel``, a
+  ProgramDesc protobuf (program_io) with FLAGS_enable_pir_api off; ``path_prefix.pdiparams``: the persistable
   variables of the program, sorted by name, as one tensor stream (what Paddle's save_combine writes).
 - ``static.save``: ``.pdparams`` (parameters) and ``.pdopt`` (other persistables) as pickled dicts of
   NumPy arrays, and ``.pdmodel``. They load with the allow-list unpickler: nothing in a file runs.

@@ -6,12 +6,16 @@ the correspondence itself is written here by hand, from the two ops' definitions
 
 - ``"X"`` / ``"X[]"``: the legacy input slot (a vector operand is a list slot);
 - ``Folded(attr, kind)``: a legacy *attribute* that PIR passes as a tensor made by ``full`` / ``full_int_array``
-  (reshape's shape, dropout's p...): read back from that constant op, written as one; ``tensor=`` names the
-  legacy slot taking it when it is computed at run time;
-- ``IGNORED``: nothing in the legacy op (written as no value, dropped when read);
+  (reshape's shape, dropout's p...): read back from that constant op, written as one; ``tensor=`` /
+  ``tensors=`` name the legacy slot taking it when it is computed at run time;
+- ``IGNORED``: nothing in the legacy op (written as no value, dropped when read); ``STATE``: the same when read,
+  written as the non-persistable parameter Paddle's rnn needs;
 
 per PIR result the legacy output slot (None: PIR only, must stay unused); per PIR attribute the legacy
-attribute (a name, or ``(name, Convert)``), or a fixed value the legacy op has no attribute for.
+attribute (a name, or ``(name, Convert)``), or a fixed value the legacy op has no attribute for. ``requires``
+names legacy attribute values a row stands for (set when reading; a writer picks the first row they fit).
+PIR ops with no single legacy op (pd_op.pow) are expanded by pir_program_io; ops missing here make a load
+fail naming them, and a save fall back to the legacy `.pdmodel`.
 """
 import collections
 
@@ -20,7 +24,8 @@ import numpy as np
 from .serialization import dtype_code, dtype_name
 from .serialization.pir_signatures import OPS as SIGNATURES
 
-__all__ = ["Folded", "IGNORED", "STATE", "Row", "ROWS", "BY_PIR", "BY_LEGACY", "Convert", "DTYPE", "signature"]
+__all__ = ["Folded", "IGNORED", "STATE", "Row", "ROWS", "BY_PIR", "BY_LEGACY", "Convert", "DTYPE", "SIGNATURES",
+           "signature"]
 
 
 class Folded(collections.namedtuple("Folded", ["attr", "kind", "tensor", "tensors"])):
@@ -69,8 +74,9 @@ class Row:
     """One PIR op <-> one legacy op."""
 
     def __init__(self, pir, legacy, operands, results=("Out",), attrs=None, fixed=None, requires=None,
-                 inplace=None, write=True, derive=None, reduce=False):
+                 inplace=None, write=True, derive=None, reduce=False, fill=None):
         self.pir, self.legacy = pir, legacy
+        self.fill = fill                          # (legacy attrs, slot -> input var) -> attrs to write, when writing
         self.write = write                        # False: a PIR op read as ``legacy``, never written for it
         self.derive = derive                      # legacy attrs -> more legacy attrs, when reading
         self.reduce = reduce                      # a reduction: PIR's empty axis list is reduce_all
@@ -159,7 +165,7 @@ ROWS += [
                                                             "values": ("values", _FLOATS)},
          fixed={"place": [0, 0, ""]}, write=False),
     _row("full_int_array", "assign_value", [], attrs={"value": ("values", _INTS), "dtype": ("dtype", DTYPE)},
-         fixed={"place": [1, 0, ""]}, write=False, derive=lambda a: {"shape": [len(a["values"])]}),
+         fixed={"place": [1, 0, ""]}, write=False, derive=lambda a: {"shape": [len(a.get("values", ()))]}),
     _row("full_like", "fill_any_like", ["X", Folded("value", "float32")], attrs={"dtype": ("dtype", DTYPE)},
          fixed={"place": [0, 0, ""]}),
     _row("full_batch_size_like", "fill_constant_batch_size_like", ["Input"],
@@ -190,7 +196,7 @@ ROWS += [
     _row("gather", "gather", ["X", "Index", Folded("axis", "int32")], requires={"overwrite": True}),
     _row("index_select", "index_select", ["X", "Index"], attrs={"axis": "dim"}),
     _row("embedding", "lookup_table_v2", ["Ids", "W"], attrs={"padding_idx": "padding_idx", "sparse": "is_sparse"}),
-    _row("expand", "expand_v2", ["X", Folded("shape", "ints")]),
+    _row("expand", "expand_v2", ["X", Folded("shape", "ints", tensor="Shape", tensors="expand_shapes_tensor")]),
     _row("tile", "tile", ["X", Folded("repeat_times", "ints")]),
     _row("flip", "flip", ["X"], attrs={"axis": "axis"}),
     _row("tril", "tril_triu", ["X"], attrs={"diagonal": "diagonal"}, requires={"lower": True}),
@@ -208,8 +214,8 @@ ROWS += [
          attrs={"axes": "axes", "decrease_axes": "decrease_axes", "none_axes": "none_axes"}),
     # reductions: PIR reduces every axis when the list is empty, the legacy op when reduce_all is set
     _row("mean", "reduce_mean", ["X", Folded("dim", "ints")], attrs={"keepdim": "keep_dim"}, reduce=True),
-    _row("sum", "reduce_sum", ["X", Folded("dim", "ints")], attrs={"keepdim": "keep_dim", "dtype": ("out_dtype", DTYPE)},
-         reduce=True),
+    _row("sum", "reduce_sum", ["X", Folded("dim", "ints")],
+         attrs={"keepdim": "keep_dim", "dtype": ("out_dtype", DTYPE)}, reduce=True),
     _row("max", "reduce_max", ["X", Folded("dim", "ints")], attrs={"keepdim": "keep_dim"}, reduce=True),
     _row("min", "reduce_min", ["X", Folded("dim", "ints")], attrs={"keepdim": "keep_dim"}, reduce=True),
     _row("mean_all", "reduce_mean", ["X"], requires={"reduce_all": True, "keep_dim": False}, write=False),
@@ -276,7 +282,10 @@ ROWS += [
     _row("gather_nd", "gather_nd", ["X", "Index"]),
     _row("scatter", "scatter", ["X", "Ids", "Updates"], attrs={"overwrite": "overwrite"}),
     _row("scatter_nd_add", "scatter_nd_add", ["X", "Index", "Updates"]),
-    _row("expand_as", "expand_as_v2", ["X", "Y"], attrs={"target_shape": "target_shape"}),
+    # Paddle gives the kernel Y's shape as target_shape (its -1 dims follow Y when the program runs)
+    _row("expand_as", "expand_as_v2", ["X", "Y"], attrs={"target_shape": "target_shape"},
+         fill=lambda attrs, var: {} if attrs.get("target_shape") or var("Y") is None else
+         {"target_shape": list(var("Y").desc_shape)}),
     _row("prelu", "prelu", ["X", "Alpha"], attrs={"data_format": "data_format", "mode": "mode"}),
     _row("hardshrink", "hard_shrink", ["X"], attrs={"threshold": "threshold"}),
     _row("softshrink", "softshrink", ["X"], attrs={"threshold": "threshold"}),

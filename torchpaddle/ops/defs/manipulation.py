@@ -316,9 +316,29 @@ def expand_target(op_type, in_shape, shape):
     return out
 
 
-@op("expand_v2", inputs=["X"], outputs=["Out"], attrs={"shape": REQUIRED}, spmd="expand")
-def expand_v2(X, *, shape):
+@op("expand_v2", inputs=["X", "Shape?", "expand_shapes_tensor[]?"], outputs=["Out"], attrs={"shape": REQUIRED},
+    spmd="expand")
+def expand_v2(X, Shape, expand_shapes_tensor, *, shape):
+    """The target shape from ``expand_shapes_tensor`` (one tensor per dim), else ``Shape``, else the attr (a
+    program Paddle saved computes it when the sizes are known only at run time)."""
+    if expand_shapes_tensor:
+        shape = shape_values("expand", "expand_shapes_tensor", expand_shapes_tensor)
+    elif Shape is not None:
+        check_index_dtype("expand", "Shape", Shape)
+        shape = [int(v) for v in Shape.reshape(-1).tolist()]
     return X.expand(expand_target("expand", list(X.shape), shape))
+
+
+@expand_v2.infer
+def _expand_v2_infer(X, Shape, expand_shapes_tensor, *, shape):
+    """With the shape in tensors only its rank is known (-1 dims), when the tensors tell it."""
+    if not expand_shapes_tensor and Shape is None:
+        return None
+    rank = len(expand_shapes_tensor) if expand_shapes_tensor else Shape.desc_shape[0] if \
+        len(Shape.desc_shape) == 1 and Shape.desc_shape[0] >= 0 else None
+    if rank is None:
+        raise ValueError(f"expand: the Shape tensor must be 1-D of known size, got shape {list(Shape.desc_shape)}")
+    return [-1] * rank, X.dtype
 
 
 @op("expand_as_v2", inputs=["X", "Y?"], outputs=["Out"], attrs={"target_shape": ()})

@@ -279,7 +279,8 @@ class _Reader:
         if len(flags) != 4 or not all(_is(f, int) and f in (0, 1) for f in flags[:3]) or \
                 not isinstance(flags[3], str):
             self.fail(where, f"'A' must be [is_distributed, is_parameter, need_clip, name], got {_show(flags)}")
-        result_flags = self.get(obj, "OA", list, where)
+        # a file saved not trainable has no result attributes: a parameter then is persistable and frozen
+        result_flags = self.get(obj, "OA", list, where) if "OA" in obj else [1, 1, 0]
         if len(result_flags) != 3 or not all(_is(f, int) and f in (0, 1) for f in result_flags):
             self.fail(where, f"'OA' must be [persistable, stop_gradient, trainable], got {_show(result_flags)}")
         results = self.results([self.get(obj, "O", dict, where)], where)
@@ -451,22 +452,25 @@ def _type_json(t):
 class _Writer:
     """JSON trees of ops, numbering regions and blocks in the order Paddle does (depth first)."""
 
-    def __init__(self):
+    def __init__(self, trainable):
         self.regions = self.blocks = -1
+        self.trainable = trainable   # as Paddle: result attributes are written for a trainable program only
 
     def op(self, op):
         if op.name == _PARAMETER:
             (vid, t), = op.results
             flags = [int(bool(op.attr(k))) for k in ("is_distributed", "is_parameter", "need_clip")]
-            return {"#": "p", "A": flags + [op.attr("parameter_name")], "DA": op.extra.get("DA", []),
-                    "O": {"%": vid, "TT": _type_json(t)},
-                    "OA": [int(op.result_flag(k)) for k in ("persistable", "stop_gradient", "trainable")],
-                    "QA": op.extra.get("QA", [])}
+            out = {"#": "p", "A": flags + [op.attr("parameter_name")], "DA": op.extra.get("DA", []),
+                   "O": {"%": vid, "TT": _type_json(t)}, "QA": op.extra.get("QA", [])}
+            if self.trainable:
+                out["OA"] = [int(op.result_flag(k)) for k in ("persistable", "stop_gradient", "trainable")]
+            return out
         dialect, _, short = op.name.partition(".")
         out = {"#": f"{_DIALECT_IDS.get(dialect, dialect.replace('dialect', ''))}.{short}",
                "A": _attrs_json(op.attrs), "I": [{"%": v} for v in op.operands],
-               "O": [{"%": vid, "TT": _type_json(t)} for vid, t in op.results],
-               "OA": _attrs_json(op.result_attrs)}
+               "O": [{"%": vid, "TT": _type_json(t)} for vid, t in op.results]}
+        if self.trainable:
+            out["OA"] = _attrs_json(op.result_attrs)
         if op.regions:
             out["regions"] = [self.region(r) for r in op.regions]
         return out
@@ -488,7 +492,7 @@ def serialize_program(program):
         raise TypeError(f"serialize_program: expected a PirProgram, got {type(program).__name__}")
     _check(program)
     tree = {"base_code": {"magic": MAGIC, "trainable": bool(program.trainable), "version": program.version},
-            "program": {"regions": [_Writer().region(program.region)]}}
+            "program": {"regions": [_Writer(bool(program.trainable)).region(program.region)]}}
     text = json.dumps(tree, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
                       default=_not_json)
     return text.encode("utf-8")
