@@ -61,3 +61,23 @@ def assert_fixture_close(fresh, committed, err_msg=""):
     committed = np.asarray(committed)
     rtol, atol = {"float16": (1e-3, 1e-4), "float32": (1e-5, 1e-6)}.get(committed.dtype.name, (1e-7, 1e-9))
     np.testing.assert_allclose(fresh, committed, rtol=rtol, atol=atol, err_msg=err_msg)
+
+
+def case_table(module, cases, run, compare):
+    """The fixtures ``reference`` (``module`` run by real Paddle) and ``ours`` (``run()``), and the test that
+    compares them case by case, for a test module built on a table of cases:
+    ``reference, ours, test_matches_real_paddle = paddle_ref.case_table(...)``."""
+    @pytest.fixture(scope="module")
+    def reference():
+        return results(module)
+
+    @pytest.fixture(scope="module")
+    def ours():
+        return run()
+
+    @pytest.mark.conformance
+    @pytest.mark.parametrize("name", sorted(cases))
+    def test_matches_real_paddle(name, reference, ours):
+        compare(ours[name], reference[name], name)
+
+    return reference, ours, test_matches_real_paddle

@@ -12,20 +12,8 @@ from tests.compat import base_cases as cases
 from tests.nn.layer_case_tools import compare, run_cases
 
 
-@pytest.fixture(scope="module")
-def reference():
-    return paddle_ref.results("tests.compat.base_cases")
-
-
-@pytest.fixture(scope="module")
-def ours():
-    return run_cases(cases.CASES, paddle)
-
-
-@pytest.mark.conformance
-@pytest.mark.parametrize("name", sorted(cases.CASES))
-def test_matches_real_paddle(name, reference, ours):
-    compare(ours[name], reference[name], name)
+reference, ours, test_matches_real_paddle = paddle_ref.case_table(
+    "tests.compat.base_cases", cases.CASES, lambda: run_cases(cases.CASES, paddle), compare)
 
 
 @pytest.mark.parametrize("name", sorted(set(cases.CASES) - {"convert_dtype", "checks_static", "dygraph_only"}))

@@ -11,20 +11,8 @@ from tests.nn.layer_case_tools import compare, record, run_cases
 recompute = paddle.distributed.fleet.utils.recompute
 
 
-@pytest.fixture(scope="module")
-def reference():
-    return paddle_ref.results("tests.compat.recompute_cases")
-
-
-@pytest.fixture(scope="module")
-def ours():
-    return run_cases(cases.CASES, paddle)
-
-
-@pytest.mark.conformance
-@pytest.mark.parametrize("name", sorted(cases.CASES))
-def test_matches_real_paddle(name, reference, ours):
-    compare(ours[name], reference[name], name)
+reference, ours, test_matches_real_paddle = paddle_ref.case_table(
+    "tests.compat.recompute_cases", cases.CASES, lambda: run_cases(cases.CASES, paddle), compare)
 
 
 @pytest.mark.parametrize("name", ["reentrant", "non_reentrant", "no_preserve", "sequential"])

@@ -14,20 +14,8 @@ from tests.nn.layer_case_tools import compare, run_cases
 I = paddle.nn.initializer
 
 
-@pytest.fixture(scope="module")
-def reference():
-    return paddle_ref.results("tests.nn.initializer_cases")
-
-
-@pytest.fixture(scope="module")
-def ours():
-    return run_cases(cases.CASES, paddle)
-
-
-@pytest.mark.conformance
-@pytest.mark.parametrize("name", sorted(cases.CASES))
-def test_matches_real_paddle(name, reference, ours):
-    compare(ours[name], reference[name], name)
+reference, ours, test_matches_real_paddle = paddle_ref.case_table(
+    "tests.nn.initializer_cases", cases.CASES, lambda: run_cases(cases.CASES, paddle), compare)
 
 
 def _draw(shape, init, dtype="float32", seed=3):
