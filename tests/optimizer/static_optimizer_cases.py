@@ -57,7 +57,9 @@ OPTIMIZERS = {
                                       etas=(0.5, 1.25))),
     "sgd_step_decay": ("SGD", lambda P: dict(learning_rate=P.optimizer.lr.StepDecay(0.25, step_size=2,
                                                                                     gamma=0.5))),
-    # Paddle 3.3.1 cannot build this one (its legacy clip calls a PIR-only sqrt): saved here, run there
+    # Paddle 3.3.1 cannot build these (its legacy clip calls a PIR-only sqrt; its ASGD reads the window index
+    # while it builds): saved here, run there
+    "asgd": ("ASGD", lambda P: dict(learning_rate=0.0625, batch_num=3)),
     "adam_global_norm_l2": ("Adam", lambda P: dict(learning_rate=0.0625, beta1=0.875, beta2=_B2, epsilon=_EPS,
                                                    weight_decay=2 ** -7, grad_clip=P.nn.ClipGradByGlobalNorm(0.25))),
 }
@@ -69,7 +71,7 @@ def make_optimizer(P, case, **extra):
 
 
 CASES = sorted(OPTIMIZERS)
-PADDLE_BUILDS = [c for c in CASES if c != "adam_global_norm_l2"]
+PADDLE_BUILDS = [c for c in CASES if c not in ("adam_global_norm_l2", "asgd")]
 SAVED = [c for c in CASES if c != "sgd_step_decay"]   # a scheduler lives in the process, not in the file
 # NOTE: Paddle has no float64 clip_by_norm kernel (and torchpaddle's eager ClipGradByNorm takes no float64 either)
 FLOAT64 = [c for c in CASES if c != "adam_l2_clip_norm"]
@@ -261,9 +263,65 @@ def optimize_ops(P, case, dtype="float32"):
     return {"ops": ops, "startup": made, "vars": variables}
 
 
+# -- single ops on given values (what minimize does not emit, or not with these inputs) --------------------
+_V = np.random.RandomState(5)
+_P1, _G1, _M1 = (_V.uniform(-1, 1, (3, 2)).astype("float32") for _ in range(3))
+_P2, _G2, _M2 = (_V.uniform(-1, 1, (4,)).astype("float32") for _ in range(3))
+_LR = np.array([0.0625], "float32")
+
+
+def _adam_inputs(**extra):
+    inputs = {"Param": [("p", _P1)], "Grad": [("g", _G1)], "LearningRate": [("lr", _LR)], "Moment1": [("m1", _M1)],
+              "Moment2": [("m2", _M1 * _M1)], "Beta1Pow": [("b1", np.array([0.75], "float32"))],
+              "Beta2Pow": [("b2", np.array([0.875], "float32"))]}
+    inputs.update(extra)
+    return inputs
+
+
+_ADAM_OUT = {"ParamOut": ["p"], "Moment1Out": ["m1"], "Moment2Out": ["m2"], "Beta1PowOut": ["b1"],
+             "Beta2PowOut": ["b2"]}
+# name -> (op type, {slot: [(variable, value)]}, {slot: [variable]}, attrs)
+OP_CASES = {
+    "lars_momentum": ("lars_momentum",
+                      {"Param": [("p", _P1), ("q", _P2)], "Grad": [("g", _G1), ("h", _G2)],
+                       "Velocity": [("v", _M1), ("u", _M2)], "LearningRate": [("lr", _LR), ("lr2", _LR * 2)]},
+                      {"ParamOut": ["p", "q"], "VelocityOut": ["v", "u"]},
+                      {"mu": 0.875, "lars_coeff": 0.5, "lars_weight_decay": [0.25, 0.0625], "epsilon": 2 ** -10,
+                       "rescale_grad": 1.0}),
+    "adam_global_beta_pow_tensors": ("adam", _adam_inputs(Beta1Tensor=[("bt", np.array([0.5], "float32"))],
+                                                          EpsilonTensor=[("et", np.array([0.25], "float32"))]),
+                                     _ADAM_OUT, {"use_global_beta_pow": True}),
+    "adam_skip_update": ("adam", _adam_inputs(SkipUpdate=[("skip", np.array([True]))]), _ADAM_OUT, {}),
+    "adamw_with_decay": ("adamw", _adam_inputs(), _ADAM_OUT, {"coeff": 0.25, "with_decay": True}),
+    "clip_by_norm": ("clip_by_norm", {"X": [("x", _P1 * 4)]}, {"Out": ["o"]}, {"max_norm": 0.5}),
+    "squared_l2_norm": ("squared_l2_norm", {"X": [("x", _P1)]}, {"Out": ["o"]}, {}),
+}
+
+
+def run_op(P, case):
+    """One op of OP_CASES in a program of its own; -> the values of its output variables."""
+    op_type, inputs, outputs, attrs = OP_CASES[case]
+    main, scope = P.static.Program(), P.static.Scope()
+    block = main.global_block()
+    values = {name: value for items in inputs.values() for name, value in items}
+    for name, value in values.items():
+        block.create_var(name=name, shape=list(value.shape), dtype=str(value.dtype), persistable=True)
+    for names in outputs.values():
+        for name in names:
+            if name not in values:
+                block.create_var(name=name, dtype="float32", persistable=True)
+    block.append_op(type=op_type, inputs={k: [block.var(n) for n, _ in v] for k, v in inputs.items()},
+                    outputs={k: [block.var(n) for n in v] for k, v in outputs.items()}, attrs=attrs)
+    with P.static.scope_guard(scope):
+        for name, value in values.items():
+            scope.var(name).get_tensor().set(value, P.CPUPlace())
+        P.static.Executor(P.CPUPlace()).run(main)
+        return {n: np.array(scope.find_var(n).get_tensor()) for names in outputs.values() for n in names}
+
+
 def run_reference(P, ours, theirs):
-    results = {}
     P.enable_static()
+    results = {f"op:{case}": _outcome(lambda c=case: run_op(P, c)) for case in OP_CASES}
     for case in PADDLE_BUILDS:
         results[f"build:{case}"] = _outcome(lambda c=case: optimize_ops(P, c))
         results[f"train:{case}"] = _outcome(lambda c=case: train(P, c))

@@ -14,6 +14,7 @@ import static_optimizer_cases as C
 import torchpaddle as paddle
 from conftest import ROOT
 
+
 @pytest.fixture
 def static():
     paddle.enable_static()
@@ -102,6 +103,18 @@ def test_program_saved_by_paddle_trains_on_here(case, reference):
     _close(C.resume(paddle, reference[1], case), _result(reference, f"saved:{case}"), case)
 
 
+@pytest.mark.parametrize("case", sorted(C.OP_CASES))
+@pytest.mark.usefixtures("static")
+@pytest.mark.conformance
+def test_op_matches_paddles_kernel(case, reference):
+    theirs = _result(reference, f"op:{case}")
+    ours = C.run_op(paddle, case)
+    assert sorted(ours) == sorted(theirs)
+    for name, value in theirs.items():
+        _close(ours[name], value, f"{case}: {name}")
+
+
+@pytest.mark.multiprocess
 def test_program_saved_here_trains_on_in_a_fresh_process(saved_here, tmp_path):
     out = tmp_path / "resumed.pkl"
     env = dict(os.environ, PYTHONPATH=ROOT)

@@ -131,3 +131,104 @@ def test_lr_scheduler_value_is_refreshed_every_run(static_mode):
 def test_minimize_rejects_eager_loss_in_static_mode(static_mode):
     with pytest.raises(TypeError):
         paddle.optimizer.SGD(0.1).minimize("loss")
+
+
+# one op per parameter with Paddle's op type (the ops themselves: tests/optimizer/test_static_optimizer_ops.py)
+OP_TYPES = {"sgd": "sgd", "momentum": "momentum", "adam": "adam", "adamw": "adamw", "adamax": "adamax",
+            "adagrad": "adagrad", "adadelta": "adadelta", "rmsprop": "rmsprop", "lamb": "lamb"}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_minimize_appends_one_paddle_op_per_parameter(name, static_mode):
+    from torchpaddle.ops.registry import REGISTRY
+    main, startup = static_mode
+    x = paddle.static.data("x", [-1, 4], "float32")
+    layer = paddle.nn.Linear(4, 2)
+    ops, params_grads = _make(name, None, "plain").minimize(paddle.mean(layer(x)))
+    assert [op.type for op in ops] == [OP_TYPES[name]] * 2
+    assert [op.input("Param") or op.input("param") for op in ops] == [[layer.bias.name], [layer.weight.name]]
+    assert {p.name for p, _ in params_grads} == {layer.weight.name, layer.bias.name}
+    assert "optimizer_step" not in REGISTRY
+    # the accumulators and the learning rate are persistable variables the startup program fills
+    made = {n for op in startup.global_block().ops for n in op.output_arg_names}
+    state = {n for op in ops for slot, names in op.inputs.items() for n in names if slot not in ("Param", "Grad")}
+    assert state <= made and all(main.global_block().var(n).persistable for n in state)
+
+
+def test_backward_then_apply_gradients_trains_as_minimize(static_mode):
+    main, startup = static_mode
+    x = paddle.static.data("x", [-1, 4], "float32")
+    y = paddle.static.data("y", [-1, 2], "float32")
+    layer = paddle.nn.Linear(4, 2)
+    loss = paddle.nn.functional.mse_loss(layer(x), y)
+    opt = _make("adam", None, "decay_clip")
+    params_grads = opt.backward(loss)
+    assert sorted(g.name for _, g in params_grads) == sorted(p.name + "@GRAD" for p, _ in params_grads)
+    assert [op.type for op in opt.apply_gradients(params_grads)] == ["adam", "adam"]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    scope = paddle.static.global_scope()
+    scope.var(layer.weight.name).get_tensor().set(W)
+    scope.var(layer.bias.name).get_tensor().set(B)
+    losses = [float(exe.run(main, feed={"x": X, "y": Y}, fetch_list=[loss])[0]) for _ in range(5)]
+    paddle.disable_static()
+    try:
+        expected = _eager("adam", "decay_clip", 5)[0]
+    finally:
+        paddle.enable_static()
+    np.testing.assert_allclose(losses, expected, rtol=1e-5)
+
+
+def test_multi_precision_keeps_float32_master_weights_in_the_program(static_mode):
+    main, startup = static_mode
+    paddle.set_default_dtype("float16")
+    try:
+        x = paddle.static.data("x", [-1, 4], "float16")
+        layer = paddle.nn.Linear(4, 2)
+        loss = paddle.mean(paddle.square(layer(x)))
+    finally:
+        paddle.set_default_dtype("float32")
+    ops, _ = paddle.optimizer.Adam(0.1, multi_precision=True).minimize(loss)
+    master = layer.weight.name + "_fp32_master_0"
+    assert main.global_block().var(master).dtype == paddle.float32
+    cast = [op for op in startup.global_block().ops if op.type == "cast"]
+    assert [(op.input("X"), op.output("Out")) for op in cast][-1] == ([layer.weight.name], [master])
+    adam = ops[-1]
+    assert adam.input("MasterParam") == adam.output("MasterParamOut") == [master] and adam.attr("multi_precision")
+    assert adam.input("Moment1") == [master + "_moment1_0"]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    scope = paddle.static.global_scope()
+    before = np.array(scope.find_var(master).get_tensor())
+    exe.run(main, feed={"x": X.astype("float16")}, fetch_list=[loss])
+    after = np.array(scope.find_var(master).get_tensor())
+    assert after.dtype == np.float32 and not np.array_equal(before, after)
+    # the float16 parameter is the master weight rounded
+    np.testing.assert_array_equal(np.array(scope.find_var(layer.weight.name).get_tensor()), after.astype("float16"))
+
+
+def test_found_inf_skips_the_adam_update(static_mode):
+    main, startup = static_mode
+    x = paddle.static.data("x", [-1, 4], "float32")
+    found_inf = paddle.static.data("found_inf", [1], "bool")
+    layer = paddle.nn.Linear(4, 2)
+    loss = paddle.mean(layer(x))
+    opt = paddle.optimizer.Adam(0.1)
+    opt._set_auxiliary_var("found_inf", found_inf)
+    ops, _ = opt.minimize(loss)
+    assert all(op.input("SkipUpdate") == ["found_inf"] for op in ops)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    scope = paddle.static.global_scope()
+    before = np.array(scope.find_var(layer.weight.name).get_tensor())
+    exe.run(main, feed={"x": X, "found_inf": np.array([True])}, fetch_list=[loss])
+    np.testing.assert_array_equal(np.array(scope.find_var(layer.weight.name).get_tensor()), before)
+    exe.run(main, feed={"x": X, "found_inf": np.array([False])}, fetch_list=[loss])
+    assert not np.array_equal(np.array(scope.find_var(layer.weight.name).get_tensor()), before)
+
+
+def test_lbfgs_has_no_static_form(static_mode):
+    x = paddle.static.data("x", [-1, 4], "float32")
+    loss = paddle.mean(paddle.nn.Linear(4, 2)(x))
+    with pytest.raises(NotImplementedError, match="LBFGS"):
+        paddle.optimizer.LBFGS(0.1).minimize(loss)

@@ -40,7 +40,7 @@ def test_program_vars_parameters_and_text(static_mode):
     assert {"x", "y", loss.name, names[0] + "@GRAD"} <= var_names
     text = main.to_string(True)
     assert text == str(main)
-    for piece in ("mul", "elementwise_add", "reduce_mean", "optimizer_step", names[0]):
+    for piece in ("mul", "elementwise_add", "reduce_mean", "sgd", names[0]):
         assert piece in text
     assert "persistable" in main.to_string(True, with_details=True)
 
@@ -51,7 +51,7 @@ def test_program_random_seed_clone_and_parse(static_mode):
     assert main.random_seed == 42 and main.clone().random_seed == 42
     with pytest.raises(ValueError, match="random_seed must be an int"):
         main.random_seed = "42"
-    assert not any(op.type.endswith("_grad") or op.type == "optimizer_step" for op in test.global_block().ops)
+    assert not any(op.type.endswith("_grad") or op.type == "sgd" for op in test.global_block().ops)
     again = paddle.static.Program.parse_from_string(test.desc_bytes())
     assert [op.type for op in again.global_block().ops] == [op.type for op in test.global_block().ops]
 

@@ -560,7 +560,6 @@ class Program:
         self._is_test = False
         self._plan_cache = {}
         self.lr_scheduler = None
-        self._keepalive = []   # objects the program's ops refer to by key (the optimizer of optimizer_step)
 
     def _invalidate(self):
         self._version += 1
@@ -647,7 +646,6 @@ class Program:
         new._seed = self._seed
         new.lr_scheduler = self.lr_scheduler
         new._lr_var_name = getattr(self, "_lr_var_name", None)
-        new._keepalive = self._keepalive
         new.blocks = []
         for block in self.blocks:
             nb = Block(new, block.idx, block.parent_idx)

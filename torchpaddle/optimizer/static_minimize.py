@@ -108,10 +108,10 @@ class _Emitter:
                 elif types.get(name) == _FLOATS and isinstance(value, list):
                     op.attrs[name] = [float(np.float32(v)) for v in value]
 
-    def temp(self, like, prefix="_generated_var", shape=None, dtype=None):
-        return self.block.create_var(name=unique_name.generate(prefix), shape=list(like.shape if shape is None
-                                                                                   else shape),
-                                     dtype=like.dtype if dtype is None else dtype, stop_gradient=True)
+    def temp(self, like, prefix="_generated_var"):
+        """A new variable shaped like ``like`` (Paddle's unnamed ``block.create_var`` names it the same way)."""
+        return self.block.create_var(name=unique_name.generate(prefix), shape=list(like.shape), dtype=like.dtype,
+                                     stop_gradient=True)
 
     def persistable(self, name, value, fill=None):
         """A persistable variable of both programs that the startup program sets to torch tensor ``value``
@@ -122,14 +122,15 @@ class _Emitter:
         flat = value.detach().reshape(-1).cpu()
         if flat.numel() and bool((flat == flat[0]).all()):
             first = flat[0].item()
-            if fill is None or float(np.asarray(fill, dtype=flat.numpy().dtype)) != first:
+            if fill is None or torch.tensor(fill, dtype=flat.dtype).item() != first:
                 fill = first
             self.startup.append_op("fill_constant", {}, {"Out": [name]},
                                    {"shape": list(value.shape), "value": float(fill), "str_value": str(float(fill)),
                                     "dtype": d.proto, "force_cpu": False, "place_type": -1})
         else:
+            values = flat.double() if flat.dtype in (torch.float16, torch.bfloat16) else flat
             self.startup.append_op("assign_value", {}, {"Out": [name]},
-                                   {"shape": list(value.shape), "dtype": d.proto, "values": flat.numpy()})
+                                   {"shape": list(value.shape), "dtype": d.proto, "values": values.numpy()})
         return self.block.var(name)
 
 
@@ -253,9 +254,8 @@ def _accumulators(emit, optimizer, param):
         optimizer._master_weights.pop(param.name, None)
         target = optimizer._create_master_weight(shadow)
         master = target.name
-        for b in (emit.block, emit.startup):
-            b.create_var(name=master, shape=list(param.shape), dtype="float32", persistable=True,
-                         stop_gradient=True)
+        # as Paddle's create_global_var: a zero fill, then the cast of the parameter
+        emit.persistable(master, torch.zeros(param.shape, dtype=torch.float32), 0.0)
         emit.startup.append_op("cast", {"X": [param.name]}, {"Out": [master]},
                                {"in_dtype": param.dtype.proto, "out_dtype": _dtype.convert_dtype("float32").proto})
     fills = optimizer._static_fills = {}

@@ -1,8 +1,8 @@
 """``CompiledProgram``: a Program with a BuildStrategy, optionally data parallel over several places.
 
 Data parallel runs in one process, as Paddle 2.x's ParallelExecutor did on CPU places: the program is cut
-into its replica part (forward + backward) and its update part (ops with op_role Optimize: the
-``optimizer_step`` op). Each place runs the replica part on its share of the feed (threads; torch releases
+into its replica part (forward + backward) and its update part (ops with op_role Optimize: clipping, weight
+decay, the optimizer ops). Each place runs the replica part on its share of the feed (threads; torch releases
 the GIL in kernels); the gradients the update part reads are averaged over the places (Paddle's default
 GradientScaleStrategy.CoeffNumDevice), then the update part runs once on the shared parameters.
 

@@ -54,10 +54,6 @@ def _real(dtype):
     return np.float64 if dtype is torch.float64 else np.float32
 
 
-def _pick(index, *lists):
-    return [None if xs is None else [xs[i] for i in index] for xs in lists]
-
-
 # -- the updates -------------------------------------------------------------------------------------------
 def sgd_update(params, grads, lrs):
     """``param -= lr * grad``."""
@@ -108,21 +104,23 @@ def adam_update(params, grads, moment1s, moment2s, moment2_maxs, beta1_pows, bet
     """Adam as Paddle's kernel computes it, with ``b1p``/``b2p`` the beta powers before the step:
     ``m1 = beta1*m1 + (1-beta1)*g``, ``m2 = beta2*m2 + (1-beta2)*g*g`` (``moment2_maxs``: amsgrad's running max),
     ``param -= lr*sqrt(1-b2p)/(1-b1p) * m1 / (sqrt(m2) + epsilon*sqrt(1-b2p))``; then the powers advance
-    (unless ``advance`` is false). ``decays`` (AdamW): ``param *= 1 - lr*decay`` first. Sparse gradients
-    (lazy mode) touch only their rows."""
+    (unless ``advance`` is false). ``decays`` (AdamW): ``param *= 1 - lr*decay`` first. A sparse gradient
+    (lazy mode) updates only the rows it holds."""
+    rows_back = []
     if any(g.layout is not torch.strided for g in grads):
-        dense = []
+        grads, params, moment1s, moment2s = list(grads), list(params), list(moment1s), list(moment2s)
+        moment2_maxs = None if moment2_maxs is None else list(moment2_maxs)
         for i, g in enumerate(grads):
             if g.layout is torch.strided:
-                dense.append(i)
                 continue
-            _lazy_adam(params[i], g, moment1s[i], moment2s[i], None if moment2_maxs is None else moment2_maxs[i],
-                       beta1_pows[i], beta2_pows[i], lrs[i], beta1, beta2, epsilon,
-                       0.0 if decays is None else decays[i], advance)
-        if not dense:
-            return
-        params, grads, moment1s, moment2s, moment2_maxs, beta1_pows, beta2_pows, lrs, decays = _pick(
-            dense, params, grads, moment1s, moment2s, moment2_maxs, beta1_pows, beta2_pows, lrs, decays)
+            g = g.coalesce()
+            rows = g.indices()[0]
+            grads[i] = g.values()
+            states = [params, moment1s, moment2s] + ([moment2_maxs] if moment2_maxs is not None else [])
+            for state in states:
+                whole = state[i]
+                state[i] = whole[rows]
+                rows_back.append((whole, rows, state[i]))
     if decays is not None:
         index = [i for i, d in enumerate(decays) if d != 0.0]
         if index:
@@ -144,31 +142,11 @@ def adam_update(params, grads, moment1s, moment2s, moment2_maxs, beta1_pows, bet
     denom = torch._foreach_sqrt(second)
     torch._foreach_add_(denom, eps.tolist())
     torch._foreach_addcdiv_(params, moment1s, denom, (-step_sizes).tolist())
+    for whole, rows, part in rows_back:
+        whole[rows] = part
     if advance:
         advance_pows(beta1_pows, b1p, beta1)
         advance_pows(beta2_pows, b2p, beta2)
-
-
-def _lazy_adam(weight, grad, m1, m2, m2_max, b1_pow, b2_pow, lr, beta1, beta2, epsilon, decay, advance):
-    """lazy_mode with a sparse gradient: only the rows the gradient holds are touched."""
-    real = _real(m1.dtype)
-    b1p, b2p = b1_pow[0], b2_pow[0]
-    root = np.sqrt(real(1) - b2p)
-    grad = grad.coalesce()
-    rows, values = grad.indices()[0], grad.values()
-    if decay:
-        weight[rows] = weight[rows] * (1.0 - lr * decay)
-    r1 = m1[rows] * beta1 + values * one_minus(beta1, m1.dtype)
-    r2 = m2[rows] * beta2 + values * values * one_minus(beta2, m1.dtype)
-    m1[rows], m2[rows] = r1, r2
-    if m2_max is not None:
-        r2 = torch.maximum(m2_max[rows], r2)
-        m2_max[rows] = r2
-    step = float(real(lr) * (root / (real(1) - b1p)))
-    weight[rows] = weight[rows] - step * r1 / (torch.sqrt(r2) + float(real(epsilon) * root))
-    if advance:
-        advance_pows([b1_pow], b1_pow.copy(), beta1)
-        advance_pows([b2_pow], b2_pow.copy(), beta2)
 
 
 def adamax_update(params, grads, moments, inf_norms, beta1_pows, lrs, *, beta1, beta2, epsilon):
@@ -428,7 +406,7 @@ def lars_momentum(Param, Grad, Velocity, LearningRate, MasterParam, *, mu, lars_
     lars_momentum_update([t for t, _ in pairs], [g for _, g in pairs], list(Velocity),
                          [_lr(lr) for lr in LearningRate], mu=mu, lars_coeff=lars_coeff, lars_weight_decays=decays,
                          epsilon=epsilon, rescale_grad=rescale_grad)
-    return [_param_out(p, t) for p, (t, _) in zip(Param, pairs)], list(Velocity), MasterParam or None
+    return [_param_out(p, t) for p, (t, _) in zip(Param, pairs)], list(Velocity), list(MasterParam or [])
 
 
 _ADAM_INPUTS = ["Param", "Grad", "LearningRate", "Moment1", "Moment2", "Moment2Max?", "Beta1Pow", "Beta2Pow",
