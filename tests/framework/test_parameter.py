@@ -5,6 +5,7 @@ import io
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -155,3 +156,30 @@ def test_saved_parameters_keep_their_names():
     loaded = paddle.load(buffer)
     assert {k: v.name for k, v in loaded.items()} == {"w": "linear_1.w_0", "b": "linear_1.b_0"}
     assert all(type(v) is paddle.Tensor and v.stop_gradient for v in loaded.values())
+
+
+_CREATE_PARAMETER = """
+import json, paddle
+out = []
+for kwargs in ({}, {"is_bias": True}, {"name": "my_w"},
+               {"attr": paddle.ParamAttr(name="attr_w", trainable=False)},
+               {"default_initializer": paddle.nn.initializer.Constant(2.5)}):
+    p = paddle.create_parameter([2, 3], "float64", **kwargs)
+    out.append([p.name, p.stop_gradient, p.persistable, p.trainable, list(p.shape), str(p.dtype),
+                isinstance(p, paddle.Tensor), float(p.numpy().sum()) if kwargs.get("is_bias") or
+                "default_initializer" in kwargs else None])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.conformance
+def test_paddle_create_parameter_matches_real_paddle():
+    if not paddle_ref.available():
+        pytest.skip(f"reference PaddlePaddle venv not found at {paddle_ref.PYTHON}")
+    theirs = subprocess.run([paddle_ref.PYTHON, "-c", _CREATE_PARAMETER], capture_output=True, text=True,
+                            timeout=600, env=dict(os.environ, GLOG_minloglevel="3"))
+    assert theirs.returncode == 0, theirs.stderr[-3000:]
+    ours = subprocess.run([sys.executable, "-c", "import torchpaddle; torchpaddle.install_as_paddle()\n" +
+                           _CREATE_PARAMETER], capture_output=True, text=True, timeout=600)
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    assert json.loads(ours.stdout.splitlines()[-1]) == json.loads(theirs.stdout.splitlines()[-1])
