@@ -33,6 +33,6 @@ from .distributed import DataParallel  # noqa: E402,F401
 from .hapi import Model, summary, flops  # noqa: E402,F401
 from . import hapi, callbacks  # noqa: E402,F401
 from . import jit  # noqa: E402,F401
-from .static.input import create_parameter  # noqa: E402,F401  (paddle.create_parameter, both modes)
+from .static.nn.parameter import create_parameter  # noqa: E402,F401  (paddle.create_parameter, both modes)
 from . import _C_ops, _legacy_C_ops  # noqa: E402,F401  (the op-call modules model code imports)
 from . import base, common_ops_import  # noqa: E402,F401

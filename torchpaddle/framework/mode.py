@@ -89,11 +89,7 @@ def in_static_mode():
 
 
 def enable_static():
-    if _ModeState.static_append is _no_static_layer:
-        try:
-            import torchpaddle.static  # noqa: F401  registers the static hooks
-        except ImportError:
-            pass
+    # torchpaddle/__init__ imports the static package, which installs the static hooks before any user code runs
     _switch(True)
     for callback in STATE.on_enable:
         callback()

@@ -13,6 +13,7 @@ import warnings
 import torch
 
 from . import dtype as _dtype
+from . import hooks as _hooks
 from .mode import STATE as _MODE
 from .tensor import Size, Tensor
 from ..utils import unique_name
@@ -97,8 +98,8 @@ class Variable(Tensor):
         # NOTE: what Paddle 3.3.1 users see by default (PIR) is a paddle.Size, a list that also equals a tuple;
         # its legacy static Variable gives a tuple. Size serves code written against either.
         if self.block.program._trace_dims and -1 in self.desc_shape:
-            from .dynamic_dims import traced_shape   # paddle.jit: sizes known at run time (see there)
-            return Size(traced_shape(self))
+            # paddle.jit: sizes known at run time (tensor/dynamic_dims.py)
+            return Size(_hooks.get("traced_shape")(self))
         return Size(self.desc_shape)
 
     @property
@@ -146,20 +147,18 @@ class Variable(Tensor):
 
     def cpu(self):
         """A copy on the CPU when the program runs: a ``memcpy`` op, as Paddle appends."""
-        from .. import ops
-        return ops.memcpy(self, dst_place_type=0)
+        return _hooks.get("ops").memcpy(self, dst_place_type=0)
 
     def cuda(self, device_id=None, blocking=True):
         """A copy on the GPU when the program runs (``memcpy``); Paddle ignores ``device_id`` and ``blocking``
         here, with a warning."""
-        from .. import ops
         if device_id is not None:
             warnings.warn("Variable.cuda: device_id is not supported in static graph mode and is ignored",
                           UserWarning, stacklevel=2)
         if blocking is not True:
             warnings.warn("Variable.cuda: blocking is not supported in static graph mode and is ignored",
                           UserWarning, stacklevel=2)
-        return ops.memcpy(self, dst_place_type=1)
+        return _hooks.get("ops").memcpy(self, dst_place_type=1)
 
     def _assign_from(self, value):
         """``paddle.assign(value, output=self)`` while building: an assign op writing this Variable."""
@@ -229,14 +228,12 @@ class Variable(Tensor):
                            "optimizer.minimize(loss)")
 
     def astype(self, dtype):
-        from .. import ops
-        return ops.cast(self, in_dtype=self._dtype.proto, out_dtype=_dtype.convert_dtype(dtype).proto)
+        return _hooks.get("ops").cast(self, in_dtype=self._dtype.proto, out_dtype=_dtype.convert_dtype(dtype).proto)
 
     cast = astype
 
     def clone(self):
-        from .. import ops
-        return ops.assign(self)
+        return _hooks.get("ops").assign(self)
 
     def detach(self):
         out = self.clone()
@@ -244,12 +241,10 @@ class Variable(Tensor):
         return out
 
     def __getitem__(self, item):
-        from ..static.indexing import getitem
-        return getitem(self, item)
+        return _hooks.get("static_getitem")(self, item)
 
     def __setitem__(self, item, value):
-        from ..static.indexing import setitem
-        setitem(self, item, value)
+        _hooks.get("static_setitem")(self, item, value)
 
     # -- printing ---------------------------------------------------------------------------------------
     def to_string(self, throw_on_error=True, with_details=False):
@@ -613,8 +608,7 @@ class Program:
         """Persistable values by name from ``scope``: mode 'param', 'opt' (non-parameter persistables) or 'all'."""
         if mode not in ("param", "opt", "all"):
             raise ValueError(f"Program.state_dict: mode must be 'param', 'opt' or 'all', got {mode!r}")
-        from ..static.scope import global_scope
-        scope = scope or global_scope()
+        scope = scope or _hooks.get("global_scope")()
         result = {}
         for var in self.list_vars():
             if not var.persistable or var.name in ("feed", "fetch"):
@@ -628,8 +622,7 @@ class Program:
         return result
 
     def set_state_dict(self, state_dict, scope=None):
-        from ..static.scope import global_scope
-        scope = scope or global_scope()
+        scope = scope or _hooks.get("global_scope")()
         names = {v.name for v in self.list_vars() if v.persistable}
         for name, value in state_dict.items():
             if name not in names:
@@ -685,12 +678,10 @@ class Program:
     # -- serialization ----------------------------------------------------------------------------------
     @staticmethod
     def parse_from_string(binary_str):
-        from ..static.program_io import program_from_desc_bytes
-        return program_from_desc_bytes(binary_str)
+        return _hooks.get("program_from_desc_bytes")(binary_str)
 
     def desc_bytes(self):
-        from ..static.program_io import program_to_desc_bytes
-        return program_to_desc_bytes(self)
+        return _hooks.get("program_to_desc_bytes")(self)
 
     def _to_readable_code(self):
         return self.to_string(True)

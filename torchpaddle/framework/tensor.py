@@ -23,6 +23,11 @@ class PaddleAssertionError(AssertionError, ValueError):
     """Paddle raises AssertionError in a few places; catching ValueError works too."""
 
 
+class InputTypeError(TypeError, ValueError):
+    """A slot got a value that is not a Tensor. Paddle raises ValueError here, Python convention says
+    TypeError; this is both, so either ``except`` works."""
+
+
 class Size(list):
     """``Tensor.shape``: a list of ints, printed as Paddle 3 prints it."""
     __slots__ = ()
@@ -62,7 +67,7 @@ class Tensor:
     __array_priority__ = 100
 
     def __init__(self, data=None, dtype=None, place=None, stop_gradient=True, name=None):
-        from ..tensor.creation import _as_torch
+        from .convert import _as_torch
         if data is None:
             data = []
         self._t = _as_torch(data, dtype, place)
@@ -192,10 +197,6 @@ class Tensor:
         g = self._t.grad
         return None if g is None else g.detach().cpu().numpy()
 
-    def backward(self, grad_tensor=None, retain_graph=False, *, dump_backward_graph_path=None):
-        from ..autograd.backward_mode import backward
-        backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
-
     def clear_gradient(self, set_to_zero=True):
         g = self._t.grad
         if g is None:
@@ -211,10 +212,6 @@ class Tensor:
     def retain_grads(self):
         if self._t.requires_grad and not self._t.is_leaf:
             self._t.retain_grad()
-
-    def register_hook(self, hook):
-        from ..autograd.hooks import register_hook
-        return register_hook(self, hook)
 
     def detach(self):
         return wrap(self._t.detach())

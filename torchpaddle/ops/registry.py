@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from ..framework.mode import ANY_STATIC as _ANY_STATIC, STATE as _MODE
-from ..framework.tensor import Tensor, _new
+from ..framework.tensor import InputTypeError, Tensor, _new
 
 __all__ = ["op", "OpDef", "Slot", "REGISTRY", "REQUIRED", "get_op", "InputTypeError"]
 
@@ -90,9 +90,6 @@ class OpDef:
         return fn
 
 
-class InputTypeError(TypeError, ValueError):
-    """A slot got a value that is not a Tensor. Paddle raises ValueError here, Python convention says
-    TypeError; this is both, so either ``except`` works."""
 
 
 def _unwrap_slow(value, op_type, slot):

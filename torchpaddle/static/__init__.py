@@ -7,11 +7,13 @@ from .scope import Scope, global_scope, scope_guard  # noqa: F401
 from .executor import Executor  # noqa: F401
 from .compiler import CompiledProgram, BuildStrategy, ExecutionStrategy  # noqa: F401
 from .parallel_executor import ParallelExecutor  # noqa: F401
+from . import indexing  # noqa: F401  (provides Variable.__getitem__ / __setitem__)
 from . import nn  # noqa: F401
 from . import amp  # noqa: F401,E402
 from .py_func import py_func  # noqa: F401
 from .backward import append_backward, gradients  # noqa: F401
-from .input import (data, InputSpec, create_parameter, WeightNormParamAttr, cpu_places,  # noqa: F401
+from .nn.parameter import create_parameter  # noqa: F401
+from .input import (data, InputSpec, WeightNormParamAttr, cpu_places,  # noqa: F401
                     cuda_places)
 from .io import (save, load, load_program_state, set_program_state, serialize_program,  # noqa: F401
                  deserialize_program, serialize_persistables, deserialize_persistables, save_to_file,

@@ -3,6 +3,7 @@ as gather ops; ``Variable[...] = value`` with basic indexing as a set_value op."
 from .. import ops
 from ..framework.program import Variable
 from ..framework.tensor import Tensor
+from ..framework import hooks as _hooks
 
 __all__ = ["getitem", "setitem"]
 
@@ -156,3 +157,7 @@ def setitem(x, item, value):
         raise TypeError(f"Variable.__setitem__: the value must be a Tensor, a number or a NumPy array, got "
                         f"{type(value).__name__}")
     _take_over(x, ops.set_value(x, tensor, None, None, None, **attrs))
+
+
+_hooks.provide("static_getitem", getitem)   # Variable.__getitem__ / __setitem__
+_hooks.provide("static_setitem", setitem)

@@ -89,17 +89,6 @@ class InputSpec:
         return hash((self.shape, self.dtype.name, self.name, self.stop_gradient))
 
 
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
-    """A Parameter of the main program, initialized in the startup program (also works in dygraph)."""
-    from ..nn.layer.layers import create_parameter_for
-    from ..utils import unique_name
-    # NOTE: Paddle's helper takes the next create_parameter_N whenever name is None, even when attr names the
-    # parameter, so later unnamed parameters are numbered past it.
-    prefix = unique_name.generate("create_parameter") if name is None else None
-    return create_parameter_for(shape, dtype, name, attr, is_bias, default_initializer, "create_parameter",
-                                name_prefix=prefix)
-
-
 def cpu_places(device_count=None):
     """``device_count`` CPUPlaces (default: $CPU_NUM, else the number of cores)."""
     import os

@@ -102,19 +102,18 @@ def create_static_parameter(shape, dtype, name, initializer, trainable=True, **a
     return param
 
 
-def create_weight_normed_parameter(shape, dtype, name, initializer, dim, **attrs):
+def create_weight_normed_parameter(shape, dtype, name, initializer, g_initializer, dim, **attrs):
     """WeightNormParamAttr: parameters ``<name>_g`` and ``<name>_v``, and ops computing ``g * v / ||v||`` (the
     norm over every dim but ``dim``); ``g`` starts as the norm of ``v``'s initial value, as in Paddle."""
     from .. import tensor as _pt
     from ..framework.program import program_guard
-    from ..nn.initializer import Constant
     rank = len(shape)
     if dim is not None and not -rank <= dim < rank:
         raise ValueError(f"WeightNormParamAttr: dim={dim} is out of range for a parameter of shape {shape}")
     dim = None if dim is None else dim % rank
     g_shape = [1] if dim is None else [shape[dim]]
     v = create_static_parameter(shape, dtype, name + "_v", initializer, **attrs)
-    g = create_static_parameter(g_shape, dtype, name + "_g", Constant(1.0), **attrs)
+    g = create_static_parameter(g_shape, dtype, name + "_g", g_initializer, **attrs)
 
     def norm(x):
         axes = [a for a in range(rank) if a != dim]

@@ -19,6 +19,7 @@ from ..ops.registry import REGISTRY
 from . import paddle_op_protos as _protos
 from .serialization import framework_pb2 as _pb
 from .serialization import decode_attr, encode_attr, make_var_desc, parse_program, serialize_program, var_kind
+from ..framework import hooks as _hooks
 
 __all__ = ["program_to_desc", "program_to_desc_bytes", "program_from_desc", "program_from_desc_bytes",
            "check_op_types", "known_op_type", "table_op_types", "feed_target_names", "fetch_target_names"]
@@ -339,3 +340,7 @@ def feed_target_names(program):
 
 def fetch_target_names(program):
     return _targets(program, "fetch", "X")
+
+
+_hooks.provide("program_from_desc_bytes", program_from_desc_bytes)   # Program.parse_from_string
+_hooks.provide("program_to_desc_bytes", program_to_desc_bytes)   # Program.desc_bytes

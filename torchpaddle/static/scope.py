@@ -7,6 +7,7 @@ import torch
 from ..framework import dtype as _dtype
 from ..framework.place import to_torch_device
 from ..framework.tensor import Tensor, wrap
+from ..framework import hooks as _hooks
 
 __all__ = ["Scope", "LoDTensor", "global_scope", "scope_guard", "torch_value"]
 
@@ -174,3 +175,6 @@ def scope_guard(scope):
         yield
     finally:
         _GLOBAL[0] = old
+
+
+_hooks.provide("global_scope", global_scope)   # Program.state_dict / set_state_dict

@@ -12,7 +12,7 @@ import torch
 
 from .. import ops as _ops
 from ..framework import dtype as _dtype
-from ..framework.dynamic_dims import size_tensors
+from .dynamic_dims import size_tensors
 from ..framework.mode import ANY_STATIC as _ANY_STATIC, STATE as _MODE
 from ..framework.program import Variable
 from ..framework.tensor import PaddleAssertionError, Tensor, wrap

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ...framework.tensor import Tensor, wrap
-from ...tensor.creation import _from_numpy
+from ...framework.convert import _from_numpy
 
 __all__ = ["default_collate_fn", "default_convert_fn"]
 

@@ -3,7 +3,7 @@ channel_shuffle, grid_sample, affine_grid, temporal_shift, unfold / fold, gather
 import numpy as np
 
 from ... import ops as _ops
-from ...framework.dynamic_dims import size_tensors
+from ...tensor.dynamic_dims import size_tensors
 from ...framework.mode import STATE as _MODE
 from ...framework.program import Variable
 from ...framework.tensor import PaddleAssertionError, Tensor

@@ -94,7 +94,9 @@ def create_parameter_for(shape, dtype, name, attr, is_bias, default_initializer,
             raise TypeError(f"{who}: WeightNormParamAttr works in static graph mode only; in dygraph use "
                             "paddle.nn.utils.weight_norm(layer)")
         from ...static.param_init import create_weight_normed_parameter
-        return create_weight_normed_parameter(shape, dtype, name, initializer, attr.dim, **attrs)
+        # g's placeholder value; the startup program sets g to the norm of v's initial value
+        return create_weight_normed_parameter(shape, dtype, name, initializer, _init.Constant(1.0), attr.dim,
+                                              **attrs)
     if _MODE.static:
         from ...static.param_init import create_static_parameter
         return create_static_parameter(shape, dtype, name, initializer, **attrs)

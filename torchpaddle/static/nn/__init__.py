@@ -4,7 +4,7 @@ from .common import (fc, conv2d, conv2d_transpose, conv3d, conv3d_transpose, emb
 from .norm import batch_norm, layer_norm, group_norm, instance_norm, spectral_norm  # noqa: F401
 from .control_flow import cond, while_loop, case, switch_case  # noqa: F401
 from .static_pylayer import static_pylayer  # noqa: F401
-from ..input import create_parameter  # noqa: F401
+from .parameter import create_parameter  # noqa: F401
 from ..py_func import py_func  # noqa: F401
 
 __all__ = ["fc", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "embedding", "prelu",

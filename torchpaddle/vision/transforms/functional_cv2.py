@@ -46,7 +46,7 @@ def to_tensor(pic, data_format="CHW"):
         pic = pic[:, :, None]
     if data_format == "CHW":
         pic = pic.transpose((2, 0, 1))
-    from ...tensor.creation import _as_torch
+    from ...framework.convert import _as_torch
     t = _as_torch(np.ascontiguousarray(pic))
     if t.dtype == torch.uint8:
         t = t.to(torch.float32) / 255.0

@@ -10,7 +10,10 @@ NOTE: arithmetic on a DynamicDim gives a plain int (-1 * 2 == -2), not a size co
 """
 import operator
 
-from .dtype import DTYPES
+from .. import ops
+from ..framework import hooks as _hooks
+from ..framework.dtype import DTYPES
+from ..framework.program import Variable, default_main_program
 
 __all__ = ["DynamicDim", "traced_shape", "size_tensors"]
 
@@ -24,8 +27,6 @@ class _ShapeOf:
         self.made = {}
 
     def variable(self):
-        from .. import ops
-        from .program import default_main_program
         block = default_main_program().current_block()
         found = self.made.get(id(block))
         if found is None:
@@ -46,7 +47,6 @@ class DynamicDim(int):
 
     def variable(self):
         """A 0-D int32 Variable holding the size when the program runs (appended to the current block)."""
-        from .. import ops
         return ops.slice(self._source.variable(), axes=[0], starts=[self._axis], ends=[self._axis + 1],
                          infer_flags=[1], decrease_axis=[0])
 
@@ -60,8 +60,6 @@ def traced_shape(var):
 def size_tensors(values, api):
     """A size list holding Variables or DynamicDims -> (one 1-element int Variable per entry, the attr list with
     -1 at each tensor entry), as Paddle's static reshape / interpolate pass it; None when all entries are ints."""
-    from .. import ops
-    from .program import Variable
     if not any(isinstance(v, (DynamicDim, Variable)) for v in values):
         return None
     tensors, attr = [], []
@@ -82,3 +80,6 @@ def size_tensors(values, api):
                                              force_cpu=True))
             attr.append(v)
     return tensors, attr
+
+
+_hooks.provide("traced_shape", traced_shape)   # Variable.shape while paddle.jit traces
