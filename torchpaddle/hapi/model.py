@@ -7,6 +7,7 @@ import numpy as np
 
 from .callbacks import EarlyStopping, _local_rank, _nranks, config_callbacks
 from .model_summary import _input_spec_types, _is_spec, summary
+from ..utils.nest import flatten as _flatten
 
 __all__ = ["Model"]
 
@@ -23,15 +24,6 @@ def to_numpy(value):
     from ..framework.tensor import Tensor
     assert isinstance(value, Tensor), "not a variable"
     return np.array(value.numpy())   # a copy, as Paddle's np.array(tensor): callers may keep it
-
-
-def _flatten(data):
-    """Nested lists/tuples/dicts (dict values by sorted key) -> a flat list, as paddle.utils.flatten."""
-    if isinstance(data, dict):
-        return [x for key in sorted(data) for x in _flatten(data[key])]
-    if isinstance(data, (list, tuple)):
-        return [x for item in data for x in _flatten(item)]
-    return [data]
 
 
 def _as_tensor(x):

@@ -8,7 +8,7 @@ from ..framework import dtype as _dtype
 from ..framework.tensor import Tensor
 from .. import tensor as _P
 from . import functional as F
-from .layer.rnn import _flatten, _map, _pack_as
+from ..utils.nest import flatten as _flatten, map_structure as _map, pack_sequence_as as _pack_as
 
 __all__ = ["Decoder", "BeamSearchDecoder", "dynamic_decode"]
 

@@ -17,39 +17,9 @@ from .. import initializer as I
 from ... import tensor as _P
 from .container import LayerList
 from .layers import Layer
+from ...utils.nest import _describe, flatten as _flatten, map_structure as _map, pack_sequence_as as _pack_as
 
 __all__ = ["RNNCellBase", "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
-
-
-# -- nested structures (Paddle's utils.map_structure / flatten, for states that are tensors or tuples) --------
-def _flatten(x):
-    if isinstance(x, dict):
-        return [leaf for k in sorted(x) for leaf in _flatten(x[k])]
-    if isinstance(x, (list, tuple)):
-        return [leaf for item in x for leaf in _flatten(item)]
-    return [x]
-
-
-def _map(fn, *structs):
-    """Apply ``fn`` leaf-wise over structures of the same shape, keeping list/tuple/namedtuple/dict types."""
-    first = structs[0]
-    if isinstance(first, dict):
-        return {k: _map(fn, *(s[k] for s in structs)) for k in first}
-    if isinstance(first, (list, tuple)):
-        for s in structs[1:]:
-            if not isinstance(s, (list, tuple)) or len(s) != len(first):
-                raise ValueError(f"the nested structures do not match: {_describe(first)} vs {_describe(s)}")
-        items = [_map(fn, *parts) for parts in zip(*structs)]
-        if isinstance(first, tuple) and hasattr(first, "_fields"):
-            return type(first)(*items)
-        return type(first)(items)
-    return fn(*structs)
-
-
-def _describe(x):
-    if isinstance(x, (list, tuple)):
-        return f"{type(x).__name__} of {len(x)}"
-    return type(x).__name__
 
 
 def _shape_leaf(x):
@@ -125,23 +95,6 @@ def _unroll(cell, inputs, initial_states=None, sequence_length=None, time_major=
         collected = [acc[::-1] for acc in collected]
     outputs = _pack_as(out_structure, [_P.stack(acc, axis=time_axis) for acc in collected])
     return outputs, states
-
-
-def _pack_as(structure, leaves):
-    """Rebuild ``structure`` from ``leaves`` given in _flatten's order."""
-    it = iter(leaves)
-
-    def build(x):
-        if isinstance(x, dict):
-            built = {k: build(x[k]) for k in sorted(x)}
-            return {k: built[k] for k in x}
-        if isinstance(x, (list, tuple)):
-            items = [build(v) for v in x]
-            if isinstance(x, tuple) and hasattr(x, "_fields"):
-                return type(x)(*items)
-            return type(x)(items)
-        return next(it)
-    return build(structure)
 
 
 def _birnn(cell_fw, cell_bw, inputs, initial_states=None, sequence_length=None, time_major=False, **kwargs):

@@ -20,6 +20,7 @@ from ...framework.program import Variable, default_main_program
 from ...framework.tensor import Tensor
 from ...ops.registry import op as _register_op
 from ...utils import unique_name
+from ...utils.nest import flatten as _flatten, pack_sequence_as as _pack_as
 
 __all__ = ["cond", "while_loop", "case", "switch_case"]
 
@@ -36,23 +37,6 @@ def _select_input(X, Mask):
 
 
 # -- nested structures of results ----------------------------------------------------------------------------------
-def _flatten(value):
-    if isinstance(value, (list, tuple)):
-        return [leaf for v in value for leaf in _flatten(v)]
-    if isinstance(value, dict):
-        return [leaf for k in sorted(value) for leaf in _flatten(value[k])]
-    return [value]
-
-
-def _pack(structure, leaves):
-    """``structure`` with its leaves replaced, in order, by ``leaves`` (an iterator)."""
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_pack(v, leaves) for v in structure)
-    if isinstance(structure, dict):
-        return {k: _pack(structure[k], leaves) for k in sorted(structure)}
-    return next(leaves)
-
-
 def _same_structure(a, b, path="output"):
     """Raise ValueError naming the first place where ``a`` and ``b`` differ in nesting or length."""
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
@@ -135,8 +119,8 @@ def _conditional_block(program, cond_var, fn, prefix, api, what):
     block = program._create_block()
     try:
         result = fn()
-        copied = None if result is None else _pack(
-            result, iter([_copy_to_parent(v, block, prefix, api, what) for v in _flatten(result)]))
+        copied = None if result is None else _pack_as(
+            result, [_copy_to_parent(v, block, prefix, api, what) for v in _flatten(result)])
     finally:
         program._rollback()
     reads, writes = _block_io(block)
@@ -193,7 +177,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
         raise ValueError(f"Incompatible return values of true_fn and false_fn in cond: {e}") from None
     mask = _ops.cast(pred, in_dtype=pred.dtype.proto, out_dtype=2)   # 2: INT32
     merged = [_select(f, t, mask, prefix) for f, t in zip(_flatten(false_out), _flatten(true_out))]
-    return _pack(true_out, iter(merged))
+    return _pack_as(true_out, merged)
 
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
@@ -230,7 +214,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
             now = bool(cond(*values).item())
         return values
     # a fed loop variable is copied first: the loop rewrites its variables in place, and the fed one keeps its value
-    loop_vars = _pack(loop_vars, iter([_ops.assign(v) if v.is_data else v for v in _flatten(loop_vars)]))
+    loop_vars = _pack_as(loop_vars, [_ops.assign(v) if v.is_data else v for v in _flatten(loop_vars)])
     program = default_main_program()
     block = program._create_block()
     try:

@@ -8,7 +8,8 @@ program's grad ops reach it like any other op).
 from ...framework.program import Variable, default_main_program
 from ...utils import unique_name
 from .common import static_only
-from .control_flow import _block_io, _copy_to_parent, _flatten, _pack, _scope_var
+from ...utils.nest import flatten as _flatten, pack_sequence_as as _pack_as
+from .control_flow import _block_io, _copy_to_parent, _scope_var
 
 __all__ = ["static_pylayer"]
 
@@ -59,4 +60,4 @@ def static_pylayer(forward_fn, inputs, backward_fn=None, name=None):
     parent = program.current_block()
     parent.append_op("pylayer", {"Ins": explicit + [n for n in reads if n not in explicit]},
                      {"Outs": writes, "Scope": [_scope_var(parent).name]}, dict(attrs, num_inputs=len(explicit)))
-    return _pack(result, iter(outputs))
+    return _pack_as(result, outputs)
