@@ -23,16 +23,20 @@ from .framework.flags import *  # noqa: E402,F401,F403
 from .framework.parameter import *  # noqa: E402,F401,F403
 from .framework.param_attr import ParamAttr  # noqa: E402,F401
 from . import device  # noqa: E402,F401
-from . import linalg  # noqa: E402,F401
+from . import linalg, fft, signal  # noqa: E402,F401
 from ._alias import install_as_paddle  # noqa: E402,F401
 from . import nn, utils  # noqa: E402,F401
 from . import optimizer, regularizer  # noqa: E402,F401
+from . import amp  # noqa: E402,F401
+from . import hub, sysconfig  # noqa: E402,F401
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: E402,F401
 from . import vision  # noqa: E402,F401
 from . import io, metric  # noqa: E402,F401
 from .distributed import DataParallel  # noqa: E402,F401
 from .hapi import Model, summary, flops  # noqa: E402,F401
 from . import hapi, callbacks  # noqa: E402,F401
 from . import jit  # noqa: E402,F401
+from . import distribution  # noqa: E402,F401
 from .static.nn.parameter import create_parameter  # noqa: E402,F401  (paddle.create_parameter, both modes)
 from . import _C_ops, _legacy_C_ops  # noqa: E402,F401  (the op-call modules model code imports)
 from . import base, common_ops_import  # noqa: E402,F401

@@ -38,6 +38,11 @@ def slow_reference():
 
 
 def _close(ours, ref, what, rtol=1e-4, atol_frac=0.1):
+    if isinstance(ref, list):   # several outputs (GoogLeNet's auxiliary heads)
+        assert isinstance(ours, (list, tuple)) and len(ours) == len(ref), f"{what}: {len(ref)} outputs expected"
+        for i, (o, r) in enumerate(zip(ours, ref)):
+            _close(o, r, f"{what}[{i}]", rtol, atol_frac)
+        return
     ours = ours.numpy() if hasattr(ours, "numpy") else ours
     assert ours.shape == ref.shape, f"{what}: shape {ours.shape} vs Paddle's {ref.shape}"
     scale = float(np.abs(ref).max()) or 1.0
@@ -80,7 +85,8 @@ def _check_numeric(name, outdir, ref):
     else:  # dropout: outputs are random, but train mode must run forward and backward
         model.train()
         out = model(x)
-        out.mean().backward()
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        sum(o.mean() for o in outs).backward()
         assert all(p.grad is not None for p in model.parameters() if not p.stop_gradient)
 
 
@@ -156,3 +162,19 @@ def test_pretrained_loads_from_paddle_cache(monkeypatch, tmp_path):
     monkeypatch.setitem(models.mobilenetv1.model_urls, "mobilenetv1_0.25", (url, "0" * 32))
     with pytest.raises(RuntimeError, match="md5"):
         models.mobilenet_v1(pretrained=True, scale=0.25, num_classes=4)
+
+
+@pytest.mark.parametrize("build, name", [(models.alexnet, "AlexNet_pretrained"), (models.densenet121, "DenseNet121"),
+                                         (models.googlenet, "GoogLeNet"), (models.inception_v3, "inception_v3"),
+                                         (models.mobilenet_v3_small, "mobilenet_v3_small_x1.0"),
+                                         (models.shufflenet_v2_swish, "shufflenet_v2_swish"),
+                                         (models.squeezenet1_1, "SqueezeNet1_1")])
+def test_pretrained_new_models_without_cached_weights_raise(build, name, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(RuntimeError, match=rf"no network access.*{name}.*\.pdparams"):
+        build(pretrained=True)
+
+
+def test_pretrained_scales_without_weights_assert():
+    with pytest.raises(AssertionError, match="do not have a pretrained model"):
+        models.mobilenet_v3_large(pretrained=True, scale=0.75)

@@ -40,11 +40,38 @@ LAYOUTS = {
     "mobilenet_v2": (lambda m: m.mobilenet_v2(), False),
     "mobilenet_v2_x0_35": (lambda m: m.MobileNetV2(scale=0.35, num_classes=5), False),
     "mobilenet_v2_x1_4": (lambda m: m.mobilenet_v2(scale=1.4), True),
+    "alexnet": (lambda m: m.alexnet(), False),
+    "alexnet_headless": (lambda m: m.AlexNet(num_classes=0), False),
+    "squeezenet1_0": (lambda m: m.squeezenet1_0(), False),
+    "squeezenet1_1_nopool": (lambda m: m.squeezenet1_1(num_classes=7, with_pool=False), False),
+    "shufflenet_v2_x0_25": (lambda m: m.shufflenet_v2_x0_25(), False),
+    "shufflenet_v2_x0_33": (lambda m: m.shufflenet_v2_x0_33(), False),
+    "shufflenet_v2_x0_5": (lambda m: m.shufflenet_v2_x0_5(), False),
+    "shufflenet_v2_x1_0_headless": (lambda m: m.shufflenet_v2_x1_0(num_classes=0, with_pool=False), False),
+    "shufflenet_v2_x1_5": (lambda m: m.shufflenet_v2_x1_5(), True),
+    "shufflenet_v2_x2_0": (lambda m: m.shufflenet_v2_x2_0(), True),
+    "shufflenet_v2_swish": (lambda m: m.shufflenet_v2_swish(num_classes=10), False),
+    "mobilenet_v3_small": (lambda m: m.mobilenet_v3_small(), False),
+    "mobilenet_v3_small_x0_5_headless": (lambda m: m.MobileNetV3Small(scale=0.5, num_classes=0), False),
+    "mobilenet_v3_large": (lambda m: m.mobilenet_v3_large(), False),
+    "mobilenet_v3_large_x1_25": (lambda m: m.mobilenet_v3_large(scale=1.25, num_classes=5), True),
+    "densenet121": (lambda m: m.densenet121(), False),
+    "densenet121_dropout_headless": (lambda m: m.DenseNet(121, dropout=0.2, num_classes=0), False),
+    "densenet161": (lambda m: m.densenet161(), True),
+    "densenet169": (lambda m: m.densenet169(), True),
+    "densenet201": (lambda m: m.densenet201(), True),
+    "densenet264": (lambda m: m.densenet264(), True),
+    "googlenet": (lambda m: m.googlenet(), False),
+    "googlenet_headless": (lambda m: m.GoogLeNet(num_classes=0, with_pool=False), False),
+    "inception_v3": (lambda m: m.inception_v3(), True),
+    "inception_v3_headless": (lambda m: m.InceptionV3(num_classes=0), True),
 }
 
 # case -> (factory, input shape, dtype of the train-mode comparison or None (dropout: outputs are random), slow).
 # Train-mode BatchNorm over few values per channel amplifies rounding through deep nets (float32 differs from
-# float64 by ~2% in the grouped bottleneck ResNet's input gradient), so that one compares in float64.
+# float64 by ~2% in the grouped bottleneck ResNet's input gradient), so that one compares in float64. With only
+# two values per channel (batch 2 at 1x1) even float64 parts ways with Paddle's kernels, so deep nets get inputs
+# large enough to keep 2x2 maps at the end.
 NUMERIC = {
     "lenet": (lambda m: m.LeNet(), (2, 1, 28, 28), "float32", False),
     "resnet18": (lambda m: m.resnet18(num_classes=10), (4, 3, 64, 64), "float32", False),
@@ -54,12 +81,31 @@ NUMERIC = {
     "vgg11": (lambda m: m.vgg11(num_classes=10), (1, 3, 32, 32), None, True),
     "mobilenet_v1": (lambda m: m.mobilenet_v1(scale=0.25, num_classes=10), (2, 3, 64, 64), "float32", False),
     "mobilenet_v2": (lambda m: m.mobilenet_v2(scale=0.25, num_classes=10), (2, 3, 32, 32), None, False),
+    "alexnet_headless": (lambda m: m.AlexNet(num_classes=0), (2, 3, 64, 64), "float32", False),
+    "alexnet": (lambda m: m.alexnet(num_classes=10), (1, 3, 224, 224), None, True),
+    "squeezenet1_0": (lambda m: m.squeezenet1_0(num_classes=10), (2, 3, 64, 64), None, False),
+    "squeezenet1_1_headless": (lambda m: m.squeezenet1_1(num_classes=0), (2, 3, 48, 48), "float32", False),
+    "shufflenet_v2_x0_25": (lambda m: m.shufflenet_v2_x0_25(num_classes=10), (2, 3, 64, 64), "float64", False),
+    "shufflenet_v2_swish": (lambda m: m.shufflenet_v2_swish(num_classes=6), (2, 3, 64, 64), "float64", True),
+    "mobilenet_v3_small_headless": (lambda m: m.mobilenet_v3_small(scale=0.5, num_classes=0), (2, 3, 64, 64),
+                                    "float64", False),
+    "mobilenet_v3_large": (lambda m: m.mobilenet_v3_large(scale=0.35, num_classes=10), (2, 3, 64, 64), None,
+                           False),
+    "densenet121": (lambda m: m.densenet121(num_classes=10), (2, 3, 64, 64), "float64", True),
+    "densenet121_eval": (lambda m: m.densenet121(num_classes=10), (1, 3, 32, 32), None, False),
+    "googlenet_headless": (lambda m: m.GoogLeNet(num_classes=0), (2, 3, 64, 64), None, False),
+    "googlenet": (lambda m: m.googlenet(num_classes=10), (1, 3, 224, 224), None, True),
+    "inception_v3": (lambda m: m.inception_v3(num_classes=10), (1, 3, 75, 75), None, True),
 }
 
 REPRS = {
     "lenet": lambda m: m.LeNet(),
     "resnet18_headless": lambda m: m.resnet18(num_classes=0),
     "mobilenet_v2": lambda m: m.mobilenet_v2(scale=0.25, num_classes=3),
+    "squeezenet1_1": lambda m: m.squeezenet1_1(num_classes=3),
+    "shufflenet_v2_swish": lambda m: m.shufflenet_v2_swish(num_classes=3),
+    "mobilenet_v3_small": lambda m: m.mobilenet_v3_small(scale=0.5, num_classes=3),
+    "alexnet": lambda m: m.AlexNet(num_classes=0),
 }
 
 
@@ -83,6 +129,13 @@ def randomize_norms(model, seed):
                 value.set_value(rng.uniform(low, high, size=value.shape).astype("float32"))
 
 
+def to_numpy(out):
+    """A model's output as arrays: GoogLeNet returns (out, aux1, aux2)."""
+    if isinstance(out, (list, tuple)):
+        return [o.numpy() for o in out]
+    return out.numpy()
+
+
 def inputs(name, shape):
     rng = np.random.RandomState(sum(map(ord, name)))
     return rng.standard_normal(shape).astype("float32")
@@ -98,7 +151,8 @@ def train_step(paddle, model, x_np, dtype="float32"):
     out = model(x)
     weights = np.random.RandomState(1).standard_normal(out.shape).astype(dtype)
     (out * paddle.to_tensor(weights)).sum().backward()
-    params = [(k, p) for k, p in model.named_parameters() if not p.stop_gradient]
+    # a headless SqueezeNet keeps its unused classifier conv: parameters without a gradient are left out
+    params = [(k, p) for k, p in model.named_parameters() if not p.stop_gradient and p.grad is not None]
     grads = {k: p.grad.numpy() for k, p in (params[0], params[-1])}
     stats = {k: v.numpy() for k, v in model.state_dict().items() if k.endswith(("_mean", "_variance"))}
     first_stats = dict(list(stats.items())[:2])
@@ -124,7 +178,7 @@ def main(argv):
         paddle.save(model.state_dict(), os.path.join(outdir, f"{name}.pdparams"))
         x_np = inputs(name, shape)
         model.eval()
-        entry = {"x": x_np, "eval": model(paddle.to_tensor(x_np)).numpy()}
+        entry = {"x": x_np, "eval": to_numpy(model(paddle.to_tensor(x_np)))}
         if name == "resnet18":
             getter = IntermediateLayerGetter(model, {"layer1": "feat1", "layer3": "feat2"})
             entry["intermediate"] = {k: v.numpy() for k, v in getter(paddle.to_tensor(x_np)).items()}

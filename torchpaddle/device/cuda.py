@@ -1,7 +1,14 @@
-"""paddle.device.cuda on torch.cuda; every function works (and reports no devices) on a CPU-only build."""
+"""paddle.device.cuda on torch.cuda. Without CUDA, device_count() is 0, synchronize() and empty_cache() do
+nothing, and the rest raise ValueError, as in Paddle's CPU build."""
 import torch
 
 from ..framework.place import Place
+from . import streams as _streams
+
+__all__ = ["Stream", "Event", "current_stream", "synchronize", "device_count", "empty_cache", "max_memory_allocated",
+           "max_memory_reserved", "memory_allocated", "memory_reserved", "stream_guard", "get_device_properties",
+           "get_device_name", "get_device_capability", "reset_max_memory_allocated", "reset_max_memory_reserved",
+           "memory_summary", "vmm_compact"]
 
 
 def _index(device):
@@ -28,9 +35,10 @@ def empty_cache():
         torch.cuda.empty_cache()
 
 
-def _require(what):
+def _require(what, error=ValueError):
     if not torch.cuda.is_available():
-        raise ValueError(f"paddle.device.cuda.{what}: no CUDA device is available")
+        raise error(f"The API paddle.device.cuda.{what} is not supported in CPU-only torchpaddle: torch sees no "
+                    "CUDA device. Install a CUDA build of torch and run on a GPU to call this API.")
 
 
 def max_memory_allocated(device=None):
@@ -68,30 +76,57 @@ def get_device_capability(device=None):
     return torch.cuda.get_device_capability(_index(device))
 
 
-class Stream:
-    """A CUDA stream (torch.cuda.Stream underneath)."""
-
-    def __init__(self, device=None, priority=2):
-        _require("Stream")
-        self._stream = torch.cuda.Stream(_index(device), priority=-1 if priority == 1 else 0)
-
-    def synchronize(self):
-        self._stream.synchronize()
-
-    def wait_stream(self, stream):
-        self._stream.wait_stream(stream._stream)
+def reset_max_memory_allocated(device=None):
+    _require("reset_max_memory_allocated")
+    torch.cuda.reset_peak_memory_stats(_index(device))
 
 
-class Event:
+def reset_max_memory_reserved(device=None):
+    # torch keeps one peak record for allocated and reserved memory
+    _require("reset_max_memory_reserved")
+    torch.cuda.reset_peak_memory_stats(_index(device))
+
+
+def memory_summary(device=None):
+    """A printable table of the CUDA caching allocator's statistics."""
+    _require("memory_summary")
+    return torch.cuda.memory_summary(_index(device))
+
+
+def vmm_compact(device=None):
+    """Paddle's virtual-memory allocator compaction; torch's caching allocator has none, so this releases the
+    cached blocks instead (empty_cache). Returns the number of bytes released."""
+    _require("vmm_compact")
+    before = torch.cuda.memory_reserved(_index(device))
+    torch.cuda.empty_cache()
+    return before - torch.cuda.memory_reserved(_index(device))
+
+
+def _place(device):
+    return Place("gpu", 0 if device is None else _index(device))
+
+
+class Stream(_streams.Stream):
+    """A CUDA stream (torch.cuda.Stream underneath, as ``stream_base``)."""
+
+    def __init__(self, device=None, priority=2, stream_base=None):
+        _require("Stream", RuntimeError)
+        super().__init__(_place(device) if stream_base is None else None, priority, stream_base)
+
+
+class Event(_streams.Event):
+    """A CUDA event (torch.cuda.Event underneath, as ``event_base``)."""
+
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        _require("Event")
-        self._event = torch.cuda.Event(enable_timing=enable_timing, blocking=blocking, interprocess=interprocess)
+        _require("Event", RuntimeError)
+        self.device = _place(None)
+        self.enable_timing = enable_timing
+        self.event_base = torch.cuda.Event(enable_timing=enable_timing, blocking=blocking, interprocess=interprocess)
 
-    def record(self, stream=None):
-        self._event.record(None if stream is None else stream._stream)
 
-    def synchronize(self):
-        self._event.synchronize()
+def current_stream(device=None):
+    _require("current_stream")
+    return _streams.current_stream(_place(device))
 
-    def elapsed_time(self, end_event):
-        return self._event.elapsed_time(end_event._event)
+
+stream_guard = _streams.stream_guard

@@ -9,16 +9,20 @@ import numpy as np
 
 from .. import ops as _ops
 from ..framework.tensor import PaddleAssertionError, Tensor
-from .manipulation import tensor_int
+from .creation import _aliases, _require_tensor, to_tensor
+from .manipulation import diagonal as _diagonal, tensor_int
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "cross", "cholesky", "inverse", "norm", "dist", "tensordot",
-           "einsum", "eigvalsh"]
+           "einsum", "eigvalsh", "vecdot", "matrix_transpose"]
 __methods__ = ["matmul", "mm", "bmm", "mv", "dot", "cross", "cholesky", "inverse", "norm", "dist", "tensordot",
                "matrix_power", "slogdet", "qr", "eig", "eigvals", "eigvalsh", "pinv", "solve", "cholesky_solve",
-               "lstsq", "cov", "corrcoef", "cond", "multi_dot", "lu", "lu_unpack"]
+               "lstsq", "cov", "corrcoef", "cond", "multi_dot", "lu", "lu_unpack", "matrix_transpose",
+               "cholesky_inverse", "householder_product", "ormqr", "svd_lowrank", "pca_lowrank"]
 LINALG = ["matmul", "norm", "vector_norm", "matrix_norm", "cond", "matrix_power", "matrix_rank", "inv", "det",
           "slogdet", "svd", "svdvals", "qr", "eig", "eigh", "eigvals", "eigvalsh", "cholesky", "pinv", "solve",
-          "triangular_solve", "cholesky_solve", "lstsq", "lu", "lu_unpack", "multi_dot", "cross", "cov", "corrcoef"]
+          "triangular_solve", "cholesky_solve", "lstsq", "lu", "lu_unpack", "multi_dot", "cross", "cov", "corrcoef",
+          "vecdot", "matrix_transpose", "diagonal", "matrix_exp", "lu_solve", "cholesky_inverse", "householder_product",
+          "ormqr", "svd_lowrank", "pca_lowrank", "fp8_fp8_half_gemm_fused"]
 
 
 def _mark_like(source, *outputs):
@@ -269,7 +273,7 @@ def eigvals(x, name=None):
 
 def lu(x, pivot=True, get_infos=False, name=None):
     """(LU, pivots) or (LU, pivots, infos); pivots are 1-based int32 as in LAPACK."""
-    lu_data, pivots, infos = _ops.lu(x, pivot=pivot)
+    lu_data, pivots, infos = _ops.lu(x, pivots=pivot)
     _mark_like(lu_data, pivots, infos)
     return (lu_data, pivots, infos) if get_infos else (lu_data, pivots)
 
@@ -290,7 +294,7 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
 def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
     """Number of singular values above the tolerance (default: eps * max(M, N) * largest singular value)."""
     if atol is not None or rtol is not None:
-        return _ops.matrix_rank_atol_rtol(x, atol, rtol, hermitian=hermitian)
+        return _ops.matrix_rank_atol_rtol(x, 0.0 if atol is None else atol, rtol, hermitian=hermitian)
     if tol is None:
         return _ops.matrix_rank(x, None, use_default_tol=True, hermitian=hermitian)
     if isinstance(tol, Tensor):
@@ -300,9 +304,22 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
 
 # -- solvers --------------------------------------------------------------------------------------------------
 
+def _swap_last(x):
+    perm = list(range(len(x.shape)))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return _ops.transpose2(x, axis=perm)
+
+
 def solve(x, y, left=True, name=None, *, out=None):
-    """Solves x @ out = y (left=True) or out @ x = y."""
-    return _out(_ops.solve(x, y, left=left), out)
+    """Solves x @ out = y (left=True) or out @ x = y: x^T @ out^T = y^T, by transposes, as Paddle."""
+    if left:
+        return _out(_ops.solve(x, y), out)
+    if len(x.shape) < 2 or len(y.shape) < 1 or y.shape[-1] != x.shape[-1]:
+        raise ValueError(f"solve: x{list(x.shape)} and y{list(y.shape)} do not fit: x's size must equal y's "
+                         f"columns (left=False)")
+    if len(y.shape) < 2:   # a vector: out @ x = y is x^T @ out = y
+        return _out(_ops.solve(_swap_last(x), y), out)
+    return _out(_swap_last(_ops.solve(_swap_last(x), _swap_last(y))), out)
 
 
 def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
@@ -343,3 +360,83 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
 def corrcoef(x, rowvar=True, name=None):
     """Pearson correlation coefficients, as numpy.corrcoef."""
     return _ops.corrcoef(x, rowvar=rowvar)
+
+
+# -- products, exponential and Householder factors (ops/defs/linalg_ext.py) ------------------------------------
+
+def vecdot(x, y, axis=-1, name=None):
+    """sum(conj(x) * y) along ``axis``, broadcasting x and y."""
+    return _ops.vecdot(x, y, axis=axis)
+
+
+def matrix_transpose(x, name=None):
+    """Swaps the last two axes."""
+    _require_tensor(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: Tensor.ndim({x.ndim}) is required to be greater than or equal to 2.")
+    perm = list(range(x.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return _ops.transpose2(x, axis=perm)
+
+
+diagonal = _aliases(input="x", dim1="axis1", dim2="axis2")(_diagonal)
+
+
+def matrix_exp(x, name=None):
+    """e^x of a square matrix (or batch); a 0-D x is a 1 x 1 matrix."""
+    return _ops.matrix_exp(x if isinstance(x, Tensor) else to_tensor(x))
+
+
+def lu_solve(b, lu, pivots, trans="N", name=None):
+    """Solves A @ out = b given lu()'s factor and pivots of A; any trans but 'N' solves A^T @ out = b."""
+    return _ops.lu_solve(b, lu, pivots, trans="N" if trans == "N" else "T")
+
+
+def cholesky_inverse(x, upper=False, name=None):
+    """inv(x @ x^T), or inv(x^T @ x) if upper, for a Cholesky factor x."""
+    return _ops.cholesky_inverse(x, upper=upper)
+
+
+def householder_product(x, tau, name=None):
+    """The first n columns of the product of the Householder reflectors stored in x and tau (LAPACK orgqr)."""
+    return _ops.householder_product(x, tau)
+
+
+def ormqr(x, tau, y, left=True, transpose=False, name=None):
+    """Q @ y (y @ Q if not left), Q^T with transpose, where Q = householder_product(x, tau)."""
+    return _ops.ormqr(x, tau, y, left=left, transpose=transpose)
+
+
+def _lowrank_args(api, x, q, niter, allow_empty):
+    _require_tensor(x, api)
+    if x.ndim < 2:
+        raise ValueError(f"{api}: x must be at least 2-D (*, M, N), got shape {list(x.shape)}")
+    known = [d for d in x.shape[-2:] if d >= 0]   # a static program may not know a size yet
+    if q is None:
+        q = min(6, *known)
+    elif len(known) == 2 and not (allow_empty and min(known) == 0) and not 0 <= q <= min(known):
+        raise ValueError(f"{api}: q(={q}) must be non-negative integer and not greater than min(m, n)={min(known)}")
+    if not niter >= 0:
+        raise ValueError(f"{api}: niter(={niter}) must be non-negative integer")
+    return q
+
+
+def svd_lowrank(x, q=None, niter=2, M=None, name=None):
+    """Randomized rank-q SVD of x - M: (U, S, V) with x - M ~ U @ diag(S) @ V^T; q defaults to min(6, M, N)."""
+    q = _lowrank_args("svd_lowrank", x, q, niter, True)
+    return _ops.svd_lowrank(x, M, q=q, niter=niter)
+
+
+def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+    """svd_lowrank of x with its column means removed (if center)."""
+    q = _lowrank_args("pca_lowrank", x, q, niter, False)
+    if center:
+        x = x - x.mean(axis=-2, keepdim=True)
+    return _ops.svd_lowrank(x, None, q=q, niter=niter)
+
+
+def fp8_fp8_half_gemm_fused(x, y, transpose_x=False, transpose_y=False, bias=None, scale=1.0, output_dtype="float16",
+                            act="identity", name=None):
+    """act(scale * x @ y + bias) for float8 x and y, in float16 or bfloat16."""
+    return _ops.fp8_fp8_half_gemm_fused(x, y, bias, transpose_x=transpose_x, transpose_y=transpose_y, scale=scale,
+                                        output_dtype=output_dtype, activation_type=act)

@@ -1,0 +1,15 @@
+"""paddle.amp on the CPU vs real PaddlePaddle 3.3.1 (cases in amp_cases.py, one reference process for the table):
+auto_cast/decorate/GradScaler leave float32 computation alone and warn, argument errors, the debugging tools."""
+import pytest
+import torch
+
+import torchpaddle as paddle
+import paddle_ref
+from tests.amp import amp_cases as cases
+from tests.nn.layer_case_tools import compare, run_cases
+
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="the reference is Paddle's CPU build; with a "
+                                "GPU current, the answers differ")
+
+reference, ours, test_matches_real_paddle = paddle_ref.case_table(
+    "tests.amp.amp_cases", cases.CASES, lambda: run_cases(cases.CASES, paddle), compare)
