@@ -36,6 +36,14 @@ def results(module, *args, timeout=1200):
             return pickle.load(f)["results"]
 
 
+def value_of(results, key):
+    """``results[key]``, failing the test with Paddle's error when the reference run recorded one there."""
+    found = results[key]
+    if isinstance(found, tuple) and found and found[0] == "E":
+        pytest.fail(f"{key} failed on real Paddle: {found[1]}: {found[2]}")
+    return found
+
+
 def compare_tree(ours, theirs, where, leaf):
     """Walk Paddle's result (dicts, lists, tuples) beside ours; ``leaf(ours, theirs, where)`` compares what it
     recognises and returns True, anything else must be equal and of the same type."""

@@ -82,3 +82,14 @@ _register("static_mlp_adam_dp2", "The same step through CompiledProgram.with_dat
           lambda paddle, main, loss: paddle.static.CompiledProgram(main).with_data_parallel(
               loss_name=loss.name, places=[paddle.CPUPlace()] * 2),
           ("static.CompiledProgram.with_data_parallel",))
+
+
+def _one_by_one(paddle, main, loss):
+    """torchpaddle's private switch: run the grad ops one by one, as a program whose backward a pass edited (or
+    one Paddle saved) runs; real Paddle always does."""
+    paddle.static.executor.run_grad_ops_one_by_one(main)
+    return main
+
+
+_register("static_mlp_adam_executor_per_op", "The Executor.run step with its grad ops run one by one (the per-op "
+          "backward; compare with static_mlp_adam_executor)", _one_by_one).backend("paddle")(None)

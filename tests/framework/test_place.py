@@ -10,7 +10,8 @@ def test_cpu_place_and_device_roundtrip():
     assert isinstance(place, paddle.CPUPlace.__mro__[1]) and place.is_cpu_place()
     assert paddle.get_device() == "cpu"
     x = paddle.to_tensor([1.0])
-    assert str(x.place) == "Place(cpu)" and paddle.get_device(x) == "cpu"
+    # Paddle 3.3.1: a Tensor's device is its GPU index, -1 on the CPU
+    assert str(x.place) == "Place(cpu)" and paddle.get_device(x) == -1
     x2 = paddle.to_tensor([1.0], place=paddle.CPUPlace())
     assert x2.place == paddle.CPUPlace()
 

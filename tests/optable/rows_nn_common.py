@@ -36,6 +36,12 @@ def _bilinear(x1, x2, weight, bias=None):
 
 
 def _embedding(x, weight, padding_idx=None, sparse=False, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
+    if max_norm is not None:   # the rows looked up are renormalised to max_norm first
+        weight = weight.copy()
+        for i in np.unique(x):
+            norm = np.linalg.norm(weight[i], ord=norm_type)
+            if norm > max_norm:
+                weight[i] *= max_norm / (norm + 1e-7)
     out = weight[x]
     if padding_idx is not None:
         padding_idx = padding_idx if padding_idx >= 0 else weight.shape[0] + padding_idx
@@ -190,6 +196,9 @@ OPS = [
                        exc=RuntimeError, note="integer table"),
                    Err((T(np.array([0]), dtype="int64"), _ones(3, 2)), {"scale_grad_by_freq": True, "sparse": True},
                        exc=AttributeError))),
+    OpCase("embedding_max_norm", _f("embedding"), _embedding,
+           lambda rng, dtype: [Sample((T(np.array([[0, 2], [1, 2]]), dtype="int64"), _u(rng, 3, 4, low=-6.0, high=6.0)),
+                                      {"max_norm": 1.0})], FLOATS, grad=False),
     # The scaled gradient is not the finite-difference one: it is divided by each id's count.
     OpCase("embedding_scale_grad_by_freq", _f("embedding"), _embedding,
            lambda rng, dtype: [Sample((T(np.array([[0, 2], [1, 2]]), dtype="int64"), _u(rng, 3, 4)),

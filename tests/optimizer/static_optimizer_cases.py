@@ -106,8 +106,7 @@ def _build(P, case, dtype, main, startup):
         first_w, first_b = _param_attrs(P, case)
         hidden = P.nn.Linear(3, 4, weight_attr=first_w, bias_attr=first_b)
         out = P.nn.Linear(4, 2)
-        # NOTE: square, not diff * diff: for a variable read twice static/backward.py writes two grad ops into one
-        # @GRAD variable (no @RENAME + sum), which torchpaddle's executor handles and real Paddle does not
+        # (variables read twice, whose gradients Paddle adds up with @RENAME + sum: tests/static/backward_cases.py)
         loss = P.mean(P.square(out(P.nn.functional.relu(hidden(x))) - y))
         opt = make_optimizer(P, case)
         opt.minimize(loss)

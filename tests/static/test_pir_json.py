@@ -295,7 +295,7 @@ def test_op_table_agrees_with_paddles_signatures_and_the_registry():
             assert (spec if isinstance(spec, str) else spec[0]) in opdef.attrs, (row, spec)
         assert set(row.requires) <= set(opdef.attrs), row
     # every legacy op the table writes has a row Paddle's writer would pick first
-    assert pir_op_map.BY_LEGACY["batch_norm"][0].pir == "pd_op.batch_norm_"
+    assert REGISTRY["batch_norm"].pir[0].pir == "pd_op.batch_norm_"
 
 
 # -- damaged and lying files ---------------------------------------------------------------------------------------

@@ -251,7 +251,7 @@ def argmin(x, axis=None, keepdim=False, dtype="int64"):
 @_op
 def cumsum(x, axis=-1, flatten=False, exclusive=False, reverse=False, out=None):
     result = _ops.cumsum(x, axis=-1 if flatten else int(axis), flatten=bool(flatten), exclusive=bool(exclusive),
-                         reverse=bool(reverse), dtype=-1)
+                         reverse=bool(reverse))
     return _result(result, out, "cumsum")
 
 

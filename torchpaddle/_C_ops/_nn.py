@@ -41,7 +41,7 @@ def dropout(x, seed_tensor, p=0.5, is_test=False, mode="downgrade_in_infer", see
 
 
 def _conv_args(op, input, filter, strides, paddings, padding_algorithm, groups, dilations, data_format):
-    return op(input, filter, None, strides=_ints(strides), paddings=_ints(paddings),
+    return op(input, filter, strides=_ints(strides), paddings=_ints(paddings),
               padding_algorithm=padding_algorithm, groups=int(groups), dilations=_ints(dilations),
               data_format=data_format)
 

@@ -1,12 +1,14 @@
 """paddle.base.core: the parts of Paddle's C++ core module that Python code reaches for: VarDesc.VarType and
 DataType, places, eager.Tensor, DenseTensor (the scope's LoDTensor), the flag registry (``core.globals()``),
-generators and the build queries (``is_compiled_with_*``)."""
+generators, the build queries (``is_compiled_with_*``) and the IR's dist attributes (TensorDistAttr,
+OperatorDistAttr, ReduceType; core.ProcessMesh's (shape, process_ids, dim_names) constructor is not here)."""
 import builtins
 import enum
 
 import torch
 
 from ..framework import dtype as _dtype
+from ..framework.dist_attr import OperatorDistAttr, ReduceType, TensorDistAttr  # noqa: F401
 from ..framework import flags as _flags
 from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Place, XPUPlace,  # noqa: F401
                                is_compiled_with_cuda, is_compiled_with_rocm, is_compiled_with_xpu)

@@ -1,8 +1,9 @@
 """paddle.distributed: process groups, collectives, DataParallel, spawn and fleet on torch.distributed.
 
 ``python -m paddle.distributed.launch`` (torchpaddle.distributed.launch) starts a job. Importing this package
-registers Paddle's collective op types (c_allreduce_sum, c_broadcast, c_allgather, c_identity, c_split, c_concat,
-mp_allreduce_sum, c_embedding: static_ops.py), so static Programs holding them run in the Executor.
+gives the collective op types (c_allreduce_sum, c_broadcast, c_allgather, c_identity, c_split, c_concat,
+mp_allreduce_sum, c_embedding: ops/defs/collective.py) their process groups (static_ops.py), so static Programs
+holding them run in the Executor.
 """
 from .group import Group, new_group, get_group, destroy_process_group, get_backend, is_initialized  # noqa: F401
 from .env import ParallelEnv, init_parallel_env, get_rank, get_world_size, is_available  # noqa: F401
@@ -13,5 +14,6 @@ from .p2p import send, recv, isend, irecv, P2POp, batch_isend_irecv  # noqa: F40
 from .parallel import DataParallel  # noqa: F401
 from .spawn import spawn  # noqa: F401
 from .split import split  # noqa: F401
-from . import static_ops  # noqa: F401  (registers the collective op types)
+from . import static_ops  # noqa: F401  (the collective ops' process groups)
 from . import fleet  # noqa: F401
+from . import passes  # noqa: F401

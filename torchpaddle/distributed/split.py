@@ -7,13 +7,13 @@ did); the gradients flow through the same ops' backward collectives.
 Rank and partition come from the default group; ``num_partitions`` must be its size (the ops run over the
 whole default group, ring 0) or 1 (a plain local layer, no communication).
 """
+from .. import ops as _ops
 from ..framework import dtype as _dtype
 from ..framework.mode import STATE as _MODE
 from ..nn import functional as F
 from ..nn.layer.common import Linear
 from ..nn.layer.layers import create_parameter_for
 from . import group as _group
-from . import static_ops as _ops
 
 __all__ = ["split"]
 

@@ -155,10 +155,11 @@ def set_device(device):
 
 
 def get_device(input=None):
+    """The current device ('cpu', 'gpu:0'...); of a Tensor ``input``, its GPU index (-1 on the CPU), as in Paddle."""
     if input is not None:
         place = input.place
-    else:
-        place = _STATE.place
+        return place._id if place._kind == "gpu" else -1
+    place = _STATE.place
     return "cpu" if place._kind in ("cpu", "gpu_pinned") else f"{place._kind}:{place._id}"
 
 

@@ -13,6 +13,7 @@ import warnings
 import torch
 
 from . import dtype as _dtype
+from .dist_attr import OperatorDistAttr, TensorDistAttr
 from . import hooks as _hooks
 from .mode import STATE as _MODE
 from .tensor import Size, Tensor
@@ -52,6 +53,7 @@ class Variable(Tensor):
     """A variable of a Block: ``paddle.static.Variable``."""
     _is_variable = True
     block = None   # its own Block, set per instance (shadows Tensor.block, the dygraph answer)
+    _dist_attr = None   # made on first use: most programs never shard anything
 
     def __init__(self, block, name=None, shape=None, dtype=None, persistable=False, stop_gradient=False,
                  lod_level=0, type=_LOD_TENSOR, is_data=False, need_check_feed=False, **kwargs):
@@ -128,6 +130,19 @@ class Variable(Tensor):
     @property
     def type(self):
         return self.var_type
+
+    @property
+    def dist_attr(self):
+        """The Variable's TensorDistAttr (replicated, no mesh, until set); edits to it apply in place."""
+        if self._dist_attr is None:
+            self._dist_attr = TensorDistAttr(self)
+        return self._dist_attr
+
+    @dist_attr.setter
+    def dist_attr(self, value):
+        if not isinstance(value, TensorDistAttr):
+            raise TypeError(f"Variable.dist_attr of {self._name} must be a TensorDistAttr, got {type(value).__name__}")
+        self._dist_attr = value._copy(self)
 
     @property
     def stop_gradient(self):
@@ -252,6 +267,8 @@ class Variable(Tensor):
                 f".stop_gradient({self._stop_gradient})")
         if with_details:
             text += f".persistable({self.persistable})"
+        if self._dist_attr is not None and self._dist_attr.process_mesh is not None:
+            text += f", dist_attr = {self._dist_attr._program_text(self)}"
         return text
 
     def __repr__(self):
@@ -265,6 +282,8 @@ class Variable(Tensor):
         new._name = self._name
         new.block = block
         new.op = None
+        if self._dist_attr is not None:
+            new._dist_attr = self._dist_attr._copy(new)
         return new
 
 
@@ -301,6 +320,7 @@ class StaticParameter(Variable):
 
 class Operator:
     """One op of a Block: type, slots of variable names, attributes (an OpDesc)."""
+    _dist_attr = None   # made on first use
 
     def __init__(self, block, type, inputs=None, outputs=None, attrs=None):
         self.block = block
@@ -356,10 +376,28 @@ class Operator:
     def _rename_input(self, old, new):
         for names in self.inputs.values():
             names[:] = [new if n == old else n for n in names]
+        if self._dist_attr is not None:
+            self._dist_attr.rename_input(old, new)
 
     def _rename_output(self, old, new):
         for names in self.outputs.values():
             names[:] = [new if n == old else n for n in names]
+        if self._dist_attr is not None:
+            self._dist_attr.rename_output(old, new)
+
+    @property
+    def dist_attr(self):
+        """The op's OperatorDistAttr (one replicated entry per argument, no mesh, until set)."""
+        if self._dist_attr is None:
+            self._dist_attr = OperatorDistAttr(self)
+        return self._dist_attr
+
+    @dist_attr.setter
+    def dist_attr(self, value):
+        if not isinstance(value, OperatorDistAttr):
+            raise TypeError(f"Operator.dist_attr of {self.type} must be an OperatorDistAttr, got "
+                            f"{type(value).__name__}")
+        self._dist_attr = value._copy(self)
 
     @property
     def all_attrs(self):
@@ -374,6 +412,8 @@ class Operator:
         ins = ", ".join(f"{k}={v}" for k, v in self.inputs.items())
         attrs = ", ".join(f"{k} = {_attr_text(v)}" for k, v in sorted(self.attrs.items()) if k not in
                           ("op_callstack",))
+        if self._dist_attr is not None and self._dist_attr.process_mesh is not None:
+            attrs += f"{', ' if attrs else ''}dist_attr = {self._dist_attr._program_text(self)}"
         return f"{{{outs}}} = {self.type}(inputs={{{ins}}}{', ' if attrs else ''}{attrs})"
 
     def __repr__(self):
@@ -657,6 +697,10 @@ class Program:
                 if for_test and "is_test" in attrs:
                     attrs["is_test"] = True
                 nop = Operator(nb, op.type, op.inputs, op.outputs, attrs)
+                if op._dist_attr is not None:
+                    nop._dist_attr = op._dist_attr._copy(nop)
+                if hasattr(op, "_made_by"):   # static/backward.py's mark of a grad op as append_backward made it
+                    nop._made_by = op._made_by
                 nb.ops.append(nop)
                 for n in nop.output_arg_names:
                     var = nb._find_var_recursive(n)

@@ -54,11 +54,7 @@ def _forward_arg_names(network):
 
 
 def _amp():
-    try:
-        from .. import amp
-    except ImportError:
-        raise NotImplementedError("Model.prepare: amp_configs needs paddle.amp, which torchpaddle does not "
-                                  "provide yet") from None
+    from .. import amp
     return amp
 
 
@@ -224,7 +220,7 @@ class Model:
     """A network with training and inference loops: prepare, fit, evaluate, predict, save, load, summary.
 
     Differences from Paddle 3.3.1: dygraph only (a Model created under ``paddle.enable_static()`` raises
-    NotImplementedError); AMP levels O1/O2 and ``save(training=False)`` need paddle.amp / paddle.jit.save;
+    NotImplementedError); ``save(training=False)`` needs paddle.jit.save;
     the logs dict the loops hand to callbacks is shared by this Model's train and eval phases only (Paddle
     shares one dict across every Model of the process); ``load(skip_mismatch=True)`` skips a mismatched key
     (Paddle re-applies the previous key, or fails on the first one); a forward with more (optional) arguments

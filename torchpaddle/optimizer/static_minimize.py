@@ -27,7 +27,7 @@ from ..framework.program import OpRole, Variable, _role_guard, default_startup_p
 from ..nn.clip import ClipGradBase, ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from ..ops.registry import REGISTRY
 from ..regularizer import L1Decay, L2Decay
-from ..static import paddle_op_protos as _protos
+from ..ops import paddle_op_protos as _protos
 from ..static.backward import append_backward
 from ..utils import unique_name
 from . import optimizer as _optimizer_module

@@ -1,12 +1,15 @@
 """append_backward / gradients: append ``<type>_grad`` ops and ``X@GRAD`` variables to a Program.
 
-The grad ops are real OpDescs (they serialize and print like Paddle's); the Executor runs a run of them as
-one autograd step over the forward graph of the same run (see executor.py).
+The grad ops are real OpDescs (they serialize and print like Paddle's). A variable read by several forward ops
+gets one gradient contribution per reader: as Paddle, each is written to ``x@GRAD@RENAME@block0@k`` and a ``sum``
+op adds them into ``x@GRAD`` before its first reader (a program run by Paddle overwrites, never adds). The
+Executor runs the grad ops one by one (static/grad_ops.py), or, while they are exactly as made here (the mark
+``Operator._made_by``), as one autograd step over the forward graph of the same run (see executor.py).
 """
-from ..framework.program import GRAD_SUFFIX, OpRole, Variable, _role_guard, grad_var_name
+from ..framework.program import GRAD_SUFFIX, Block, OpRole, Variable, _role_guard, grad_var_name
 from ..ops.registry import REGISTRY
 
-__all__ = ["append_backward", "gradients"]
+__all__ = ["append_backward", "gradients", "as_made"]
 
 
 def _as_names(values, what):
@@ -73,6 +76,115 @@ def _new_grad_var(block, fwd):
     return block.create_var(name=name, shape=fwd.shape, dtype=fwd.dtype, stop_gradient=False)
 
 
+def _grad_op_spec(op, ins, grads, block):
+    """(type, inputs, outputs, attrs) of the grad op of forward ``op``: it reads the forward's inputs and outputs
+    and the gradients of its outputs, and writes the gradients of its inputs in ``ins``."""
+    inputs = {slot: list(names) for slot, names in op.inputs.items()}
+    inputs.update({slot: list(names) for slot, names in op.outputs.items()})
+    for slot, names in op.outputs.items():
+        have = [grads[n].name for n in names if n in grads]
+        if have:
+            inputs[slot + GRAD_SUFFIX] = have
+    outputs = {}
+    for slot, names in op.inputs.items():
+        wanted = [n for n in names if n in ins]
+        if not wanted:
+            continue
+        for n in wanted:
+            if n not in grads:
+                grads[n] = _new_grad_var(block, block._find_var_recursive(n))
+        outputs[slot + GRAD_SUFFIX] = [grads[n].name for n in wanted]
+    attrs = {k: v for k, v in op.attrs.items() if k not in ("op_role", "op_callstack")}
+    attrs["op_role"] = OpRole.Backward
+    return op.type + "_grad", inputs, outputs, attrs
+
+
+def _add_up_repeated_grads(specs, block_idx):
+    """Paddle's accumulation of a gradient written by several grad ops: each write goes to a name of its own,
+    ``<grad>@RENAME@block<idx>@<k>``, and a ``sum`` op adds them into ``<grad>`` right before its first reader
+    (at the end when none reads it). Returns the new specs and {renamed: grad name}."""
+    out, held, start, count, renamed = [], {}, {}, {}, {}
+
+    def fresh(name):
+        k = count.get(name, 0)
+        count[name] = k + 1
+        new = f"{name}@RENAME@block{block_idx}@{k}"
+        renamed[new] = name
+        return new
+
+    def add_up(name):
+        out.append(("sum", {"X": held[name]}, {"Out": [name]}, {"op_role": OpRole.Backward}))
+        held[name], start[name] = [name], len(out) - 1
+
+    for spec in specs:
+        type_, inputs, outputs, attrs = spec
+        reads = [n for names in inputs.values() for n in names]
+        for n in reads:
+            if len(held.get(n, ())) > 1:
+                add_up(n)
+        places = [(names, i) for names in outputs.values() for i in range(len(names))]
+        for k, (names, i) in enumerate(places):
+            n = names[i]
+            if GRAD_SUFFIX not in n or n in reads:
+                continue
+            if not held.get(n):
+                held[n], start[n] = [n], len(out)
+                continue
+            if len(held[n]) == 1:
+                # the first write gets a name of its own too: in the ops already placed, or earlier in this one
+                first = fresh(n)
+                for _, ins, outs, _ in out[start[n]:]:
+                    for group in list(ins.values()) + list(outs.values()):
+                        group[:] = [first if x == n else x for x in group]
+                for group, j in places[:k]:
+                    if group[j] == n:
+                        group[j] = first
+                held[n][0] = first
+            names[i] = fresh(n)
+            held[n].append(names[i])
+        out.append(spec)
+    for n in list(held):
+        if len(held[n]) > 1:
+            add_up(n)
+    return out, renamed
+
+
+# attributes a pass or the user may change without changing what a grad op computes
+_FREE_ATTRS = frozenset(["op_role", "op_role_var", "op_namescope", "op_callstack", "op_device", "with_quant_attr"])
+
+
+def _snapshot(op):
+    """What a grad op computes from: its type, slots and attributes."""
+    attrs = {k: list(v) if isinstance(v, list) else v.idx if isinstance(v, Block) else v
+             for k, v in op.attrs.items() if k not in _FREE_ATTRS}
+    return op.type, {k: list(v) for k, v in op.inputs.items()}, {k: list(v) for k, v in op.outputs.items()}, attrs
+
+
+def _mark(ops):
+    """Mark the ops of one backward pass, as made (see ``as_made``)."""
+    token = object()
+    for k, op in enumerate(ops):
+        op._made_by = (token, k, len(ops), _snapshot(op))
+
+
+def as_made(ops):
+    """Whether ``ops``, a run of backward ops, are whole backward passes exactly as ``append_backward`` /
+    ``gradients`` made them: none moved, dropped, duplicated, added or edited. Only then may the Executor
+    run them as one autograd step."""
+    i = 0
+    while i < len(ops):
+        mark = getattr(ops[i], "_made_by", None)
+        if mark is None or mark[1] != 0 or i + mark[2] > len(ops):
+            return False
+        token, _, n, _ = mark
+        for k, op in enumerate(ops[i:i + n]):
+            mark = getattr(op, "_made_by", None)
+            if mark is None or mark[0] is not token or mark[1] != k or mark[3] != _snapshot(op):
+                return False
+        i += n
+    return True
+
+
 def _append_grad_ops(block, targets, target_grads, no_grad):
     """Seed each target's gradient and append the grad ops; returns {forward name: grad Variable}."""
     program = block.program
@@ -95,25 +207,12 @@ def _append_grad_ops(block, targets, target_grads, no_grad):
             else:
                 block.append_op("assign", {"X": [given.name]}, {"Out": [gname]})
             grads[target.name] = gvar
-        for op, outs, ins in _path_ops(block, target_names, no_grad):
-            inputs = {slot: list(names) for slot, names in op.inputs.items()}
-            inputs.update({slot: list(names) for slot, names in op.outputs.items()})
-            for slot, names in op.outputs.items():
-                have = [grads[n].name for n in names if n in grads]
-                if have:
-                    inputs[slot + GRAD_SUFFIX] = have
-            outputs = {}
-            for slot, names in op.inputs.items():
-                wanted = [n for n in names if n in ins]
-                if not wanted:
-                    continue
-                for n in wanted:
-                    if n not in grads:
-                        grads[n] = _new_grad_var(block, block._find_var_recursive(n))
-                outputs[slot + GRAD_SUFFIX] = [grads[n].name for n in wanted]
-            attrs = {k: v for k, v in op.attrs.items() if k not in ("op_role", "op_callstack")}
-            attrs["op_role"] = OpRole.Backward
-            block.append_op(op.type + "_grad", inputs, outputs, attrs)
+        specs = [_grad_op_spec(op, ins, grads, block) for op, outs, ins in _path_ops(block, target_names, no_grad)]
+        specs, renamed = _add_up_repeated_grads(specs, block.idx)
+        for new, name in renamed.items():
+            base = block.var(name)
+            block.create_var(name=new, shape=base.shape, dtype=base.dtype, stop_gradient=False)
+        _mark([block.append_op(*spec) for spec in specs])
     return grads
 
 
@@ -145,6 +244,10 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         for op in block.ops:
             if g.name in op.output_arg_names and op.attrs.get("op_role", 0) & OpRole.Backward:
                 op.attrs["op_role_var"] = [p.name, g.name]
+    if isinstance(checkpoints, (list, tuple)) and checkpoints:
+        # Paddle's recompute: the segments between checkpoints re-run in the backward (static/passes/recompute.py)
+        from .passes.recompute import recompute_backward
+        recompute_backward(block, loss.name, checkpoints)
     if callbacks:
         for cb in callbacks:
             cb(block=block, context={})

@@ -6,7 +6,17 @@ ops run in whatever autograd mode the plan runs its forward in, so a program wit
 executed branch of a ``cond`` and its grad ops get gradients through it.
 """
 
-__all__ = ["control_flow_step", "check_grad_ops"]
+__all__ = ["control_flow_step", "check_grad_ops", "autograd_can"]
+
+def autograd_can(ops):
+    """Whether one autograd step over the forward's graph can give the gradients of these grad ops (else the
+    Executor runs them one by one, and a while_grad recomputes its loop from the values it started from)."""
+    try:
+        check_grad_ops(ops)
+    except NotImplementedError:
+        return False
+    return True
+
 
 def check_grad_ops(ops):
     """Refuse a gradient autograd cannot give. A ``while`` op rewrites its loop variables in place, so autograd

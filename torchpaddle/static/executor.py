@@ -1,8 +1,15 @@
 """Executor: runs a Program as a cached plan, a flat list of kernel calls over a name -> torch.Tensor dict.
 
 A plan is made once per (program version, feed names, fetch names). Each op step calls the registry
-kernel on resolved slots. A run of ``*_grad`` ops (what ``append_backward`` appends) is one autograd step:
-the forward ops of the same run recorded torch's graph, so the gradients come from it without recomputing.
+kernel on resolved slots. The backward section runs one of two ways, with the same results:
+
+- fused: while the grad ops are exactly as ``append_backward`` made them (backward.as_made), a run of them is
+  one autograd step: the forward ops of the same run recorded torch's graph, so the gradients come from it
+  without recomputing;
+- per op: otherwise (a pass moved, dropped or duplicated a grad op, one was added by hand, the program was
+  loaded from a file), each grad op runs on its own (grad_ops.GradOpStep) and the forward records nothing.
+  ``run_grad_ops_one_by_one(program)`` asks for it.
+
 Variables nobody reads again are dropped as soon as their last reader has run.
 """
 import warnings
@@ -15,17 +22,30 @@ from ..framework.place import Place, to_torch_device
 from ..framework.program import GRAD_SUFFIX, OpRole, Program, Variable, default_main_program
 from ..framework.tensor import wrap
 from ..ops.registry import REGISTRY, REQUIRED
+from .backward import as_made
+from .control_flow_exec import autograd_can, check_grad_ops, control_flow_step
+from .grad_ops import GradOpStep, forward_name as _forward_name, keep_for_recompute
 from .scope import global_scope, torch_value
-from .control_flow_exec import check_grad_ops, control_flow_step
 
-__all__ = ["Executor", "Plan"]
+__all__ = ["Executor", "Plan", "run_grad_ops_one_by_one"]
 
 # ops Paddle's executors handle themselves; here the feed dict and fetch list do their job
 _SKIPPED = {"feed", "fetch"}
 
 
 def _is_grad_op(op):
-    return op.type.endswith("_grad") and (op.attrs.get("op_role", 0) & OpRole.Backward)
+    return op.type.endswith("_grad") and op.type not in REGISTRY
+
+
+def _in_backward_run(op):
+    """A grad op, or an op append_backward made beside them (the ``sum`` adding up a gradient's parts)."""
+    return _is_grad_op(op) or hasattr(op, "_made_by")
+
+
+def run_grad_ops_one_by_one(program, on=True):
+    """Private switch: run ``program``'s grad ops one by one even where the fused autograd step could."""
+    program._per_op_backward = bool(on)
+    program._invalidate()
 
 
 class _OpStep:
@@ -93,11 +113,6 @@ class _OpStep:
                     env[n] = each
 
 
-def _forward_name(grad_name):
-    """``x@GRAD`` (or a later pass's ``x@GRAD_1``) -> ``x``."""
-    return grad_name[:grad_name.rindex(GRAD_SUFFIX)]
-
-
 class _AutogradStep:
     """A run of grad ops: one ``torch.autograd.grad`` from the targets' seeds to every gradient they write."""
 
@@ -105,12 +120,14 @@ class _AutogradStep:
         self.ops = ops
         produced, seeds = [], []
         for op in ops:
+            grad_op = _is_grad_op(op)
             for slot, names in op.inputs.items():
-                if slot.endswith(GRAD_SUFFIX):
+                if grad_op and slot.endswith(GRAD_SUFFIX):
                     seeds.extend(n for n in names if n not in produced and n not in seeds)
             for slot, names in op.outputs.items():
-                if slot.endswith(GRAD_SUFFIX):
-                    produced.extend(n for n in names if n not in produced)
+                # a gradient's parts (@RENAME@) are not computed: autograd gives the sum that adds them up
+                if slot.endswith(GRAD_SUFFIX) or not grad_op:
+                    produced.extend(n for n in names if n not in produced and "@RENAME@" not in n)
         self.seeds = seeds
         self.targets = [_forward_name(n) for n in seeds]
         self.wanted = [n for n in produced if n not in seeds]
@@ -146,30 +163,55 @@ def _make_step(op):
     return _OpStep(op)
 
 
-class Plan:
-    """The compiled form of (program, feed names, fetch names)."""
+def _backward_runs(ops):
+    """(start, stop) of each run of consecutive backward ops."""
+    runs, i = [], 0
+    while i < len(ops):
+        if _in_backward_run(ops[i]):
+            j = i
+            while j < len(ops) and _in_backward_run(ops[j]):
+                j += 1
+            runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    return runs
 
-    def __init__(self, program, feed_names, fetch_names):
+
+class Plan:
+    """The compiled form of (program, feed names, fetch names). ``per_op``: run the grad ops one by one (None:
+    when the backward is not as append_backward made it, or the program asks for it)."""
+
+    def __init__(self, program, feed_names, fetch_names, per_op=None):
         block = program.global_block()
         self.program = program
         self.feed_names = tuple(feed_names)
         self.fetch_names = tuple(fetch_names)
-        steps, i, ops = [], 0, [op for op in block.ops if op.type not in _SKIPPED]
-        while i < len(ops):
-            if _is_grad_op(ops[i]):
-                j = i
-                while j < len(ops) and _is_grad_op(ops[j]):
-                    j += 1
-                check_grad_ops(ops[i:j])
-                steps.append(_AutogradStep(ops[i:j]))
-                i = j
-            else:
-                steps.append(_make_step(ops[i]))
-                i += 1
+        ops = [op for op in block.ops if op.type not in _SKIPPED]
+        runs = _backward_runs(ops)
+        if per_op is None:
+            per_op = bool(runs) and (getattr(program, "_per_op_backward", False) or
+                                     not all(as_made(ops[i:j]) for i, j in runs) or
+                                     any("@RENAME@" in n for n in self.fetch_names) or
+                                     not all(autograd_can(ops[i:j]) for i, j in runs))
+        self.per_op = per_op
+        steps = []
+        if per_op:
+            steps = [GradOpStep(op, _make_step) if _is_grad_op(op) else _make_step(op) for op in ops]
+            keep_for_recompute(steps)
+        else:
+            i = 0
+            for start, stop in runs + [(len(ops), len(ops))]:
+                steps.extend(_make_step(op) for op in ops[i:start])
+                if start < stop:
+                    check_grad_ops(ops[start:stop])
+                    steps.append(_AutogradStep(ops[start:stop]))
+                i = stop
         grad_steps = [s for s in steps if isinstance(s, _AutogradStep)]
         for s in grad_steps[:-1]:
             s.retain = True
-        self.has_backward = bool(grad_steps)
+        # per op, the forward records nothing: has_backward still tells passes that grad ops read its values
+        self.has_backward = bool(runs)
         # autograd records every step up to the last backward pass (a forward built after one backward pass
         # feeds the next); the optimizer steps after it run without recording
         self.recorded = steps.index(grad_steps[-1]) + 1 if grad_steps else 0
@@ -194,7 +236,7 @@ class Plan:
         self.grad_roots = [n for n in self.feed_names + tuple(from_scope) if n in wanted]
         self.make_leaf = {}
         self.detach = {}
-        if self.has_backward:
+        if self.recorded:
             for k, step in enumerate(steps[:self.recorded]):
                 if isinstance(step, _AutogradStep):
                     continue
@@ -231,7 +273,7 @@ class Plan:
 
     def run(self, env):
         steps, frees = self.steps, self.frees
-        if not self.has_backward:
+        if not self.recorded:
             with torch.no_grad():
                 self.run_steps(env)
             return

@@ -21,20 +21,22 @@ import collections
 
 import numpy as np
 
+from ..ops.registry import REGISTRY
 from .serialization import dtype_code, dtype_name
 from .serialization.pir_signatures import OPS as SIGNATURES
 
-__all__ = ["Folded", "IGNORED", "STATE", "Row", "ROWS", "BY_PIR", "BY_LEGACY", "Convert", "DTYPE", "SIGNATURES",
+__all__ = ["Folded", "IGNORED", "STATE", "Row", "ROWS", "BY_PIR", "Convert", "DTYPE", "SIGNATURES",
            "signature"]
 
 
-class Folded(collections.namedtuple("Folded", ["attr", "kind", "tensor", "tensors"])):
+class Folded(collections.namedtuple("Folded", ["attr", "kind", "tensor", "tensors", "count"])):
     """A legacy attribute passed as a constant tensor operand. ``kind``: ``ints`` (full_int_array, int64),
     ``int32`` / ``int64`` / ``float32`` (a one-element ``full`` of that dtype). Computed at run time, the
-    operand goes to the legacy slot ``tensor`` (one tensor) or ``tensors`` (a vector: one tensor per item)."""
+    operand goes to the legacy slot ``tensor`` (one tensor) or ``tensors`` (a vector: one tensor per item);
+    with ``count`` the attribute then holds one -1 per value (how many), as Paddle writes it."""
 
-    def __new__(cls, attr, kind, tensor=None, tensors=None):
-        return super().__new__(cls, attr, kind, tensor, tensors)
+    def __new__(cls, attr, kind, tensor=None, tensors=None, count=False):
+        return super().__new__(cls, attr, kind, tensor, tensors, count)
 
 
 IGNORED = "-"
@@ -78,11 +80,12 @@ class Row:
         self.pir, self.legacy = pir, legacy
         self.fill = fill                          # (legacy attrs, slot -> input var) -> attrs to write, when writing
         self.write = write                        # False: a PIR op read as ``legacy``, never written for it
-        self.derive = derive                      # legacy attrs -> more legacy attrs, when reading
+        self.derive = derive                      # (legacy attrs, slot -> input var) -> more attrs, when reading
         self.reduce = reduce                      # a reduction: PIR's empty axis list is reduce_all
         self.operands, self.results = tuple(operands), tuple(results)
         self.attrs = dict(attrs or {})            # PIR attr -> legacy attr name or (name, Convert)
-        self.fixed = dict(fixed or {})            # PIR attr -> value written; the legacy op has no such attr
+        # PIR attr -> value written (or fn(slot -> input var) -> value); the legacy op has no such attr
+        self.fixed = dict(fixed or {})
         self.requires = dict(requires or {})      # legacy attr -> the value this row can write
         self.inplace = dict(inplace or {})        # legacy output slot -> the input slot it updates in place
 
@@ -117,9 +120,11 @@ for _pir, _legacy in [("add", "elementwise_add"), ("subtract", "elementwise_sub"
                       ("elementwise_pow", "elementwise_pow"), ("floor_divide", "elementwise_floordiv"),
                       ("remainder", "elementwise_mod"), ("equal", "equal"), ("not_equal", "not_equal"),
                       ("less_than", "less_than"), ("less_equal", "less_equal"), ("greater_than", "greater_than"),
-                      ("greater_equal", "greater_equal"), ("logical_and", "logical_and"),
-                      ("logical_or", "logical_or"), ("logical_xor", "logical_xor")]:
+                      ("greater_equal", "greater_equal")]:
     ROWS.append(_row(_pir, _legacy, ["X", "Y"], requires=_AXIS_M1))
+# the logical ops have no axis attribute
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    ROWS.append(_row(_name, _name, ["X", "Y"]))
 ROWS.append(_row("bmm", "bmm", ["X", "Y"]))
 ROWS.append(_row("where", "where", ["Condition", "X", "Y"]))
 
@@ -149,7 +154,9 @@ ROWS += [
     _row("scale", "scale", ["X", Folded("scale", "float32", tensor="ScaleTensor")],
          attrs={"bias": "bias", "bias_after_scale": "bias_after_scale"}),
     _row("clip", "clip", ["X", Folded("min", "float32", tensor="Min"), Folded("max", "float32", tensor="Max")]),
-    _row("cast", "cast", ["X"], attrs={"dtype": ("out_dtype", DTYPE)}),
+    # the legacy cast also names its input's dtype, which PIR leaves to the operand's type
+    _row("cast", "cast", ["X"], attrs={"dtype": ("out_dtype", DTYPE)},
+         derive=lambda a, var: {"in_dtype": var("X").dtype.proto}),
     # creation
     _row("full", "fill_constant", [], attrs={"shape": "shape", "value": "value", "dtype": ("dtype", DTYPE)},
          fixed={"place": [0, 0, ""]}),
@@ -165,19 +172,20 @@ ROWS += [
                                                             "values": ("values", _FLOATS)},
          fixed={"place": [0, 0, ""]}, write=False),
     _row("full_int_array", "assign_value", [], attrs={"value": ("values", _INTS), "dtype": ("dtype", DTYPE)},
-         fixed={"place": [1, 0, ""]}, write=False, derive=lambda a: {"shape": [len(a.get("values", ()))]}),
+         fixed={"place": [1, 0, ""]}, write=False, derive=lambda a, var: {"shape": [len(a.get("values", ()))]}),
     _row("full_like", "fill_any_like", ["X", Folded("value", "float32")], attrs={"dtype": ("dtype", DTYPE)},
          fixed={"place": [0, 0, ""]}),
     _row("full_batch_size_like", "fill_constant_batch_size_like", ["Input"],
          attrs={"shape": "shape", "dtype": ("dtype", DTYPE), "value": "value", "input_dim_idx": "input_dim_idx",
                 "output_dim_idx": "output_dim_idx"}, fixed={"place": [0, 0, ""]}),
-    _row("arange", "range", ["Start", "End", "Step"], attrs={"dtype": ("dtype", DTYPE)},
-         fixed={"place": [0, 0, ""]}),
+    # the legacy range computes in its Start's dtype, which PIR names in an attribute too
+    _row("arange", "range", ["Start", "End", "Step"],
+         fixed={"place": [0, 0, ""], "dtype": lambda var: _dtype_to_pir(var("Start").dtype.proto)}),
     _row("shape", "shape", ["Input"]),
     # shape64 (what paddle.shape builds in 3.x) gives int64; pir_program_io follows it with a cast
     _row("shape64", "shape", ["Input"], write=False),
     # manipulation
-    _row("reshape", "reshape2", ["X", Folded("shape", "ints", tensor="Shape", tensors="ShapeTensor")]),
+    _row("reshape", "reshape2", ["X", Folded("shape", "ints", tensor="Shape", tensors="ShapeTensor", count=True)]),
     _row("transpose", "transpose2", ["X"], attrs={"perm": "axis"}),
     _row("flatten", "flatten_contiguous_range", ["X"], attrs={"start_axis": "start_axis", "stop_axis": "stop_axis"}),
     _row("squeeze", "squeeze2", ["X", Folded("axes", "ints")]),
@@ -193,24 +201,26 @@ ROWS += [
     _row("strided_slice", "strided_slice",
          ["Input", Folded("starts", "ints"), Folded("ends", "ints"), Folded("strides", "ints")],
          attrs={"axes": "axes"}, requires={"decrease_axis": []}),
-    _row("gather", "gather", ["X", "Index", Folded("axis", "int32")], requires={"overwrite": True}),
+    _row("gather", "gather", ["X", "Index", Folded("axis", "int32", tensor="Axis")]),
     _row("index_select", "index_select", ["X", "Index"], attrs={"axis": "dim"}),
     _row("embedding", "lookup_table_v2", ["Ids", "W"], attrs={"padding_idx": "padding_idx", "sparse": "is_sparse"}),
-    _row("expand", "expand_v2", ["X", Folded("shape", "ints", tensor="Shape", tensors="expand_shapes_tensor")]),
+    _row("expand", "expand_v2",
+         ["X", Folded("shape", "ints", tensor="Shape", tensors="expand_shapes_tensor", count=True)]),
     _row("tile", "tile", ["X", Folded("repeat_times", "ints")]),
     _row("flip", "flip", ["X"], attrs={"axis": "axis"}),
     _row("tril", "tril_triu", ["X"], attrs={"diagonal": "diagonal"}, requires={"lower": True}),
     _row("triu", "tril_triu", ["X"], attrs={"diagonal": "diagonal"}, requires={"lower": False}),
     _row("add_n", "sum", ["X[]"]),
     # x[...] = value: with the value in attributes, or as a tensor (both update x in place in PIR)
-    _row("set_value_", "set_value", ["Input", Folded("starts", "ints", tensors="StartsTensorList"),
-                                     Folded("ends", "ints", tensors="EndsTensorList"),
-                                     Folded("steps", "ints", tensors="StepsTensorList")],
+    _row("set_value_", "set_value", ["Input", Folded("starts", "ints", tensors="StartsTensorList", count=True),
+                                     Folded("ends", "ints", tensors="EndsTensorList", count=True),
+                                     Folded("steps", "ints", tensors="StepsTensorList", count=True)],
          attrs={"axes": "axes", "decrease_axes": "decrease_axes", "none_axes": "none_axes", "shape": "shape",
                 "values": ("values", _FLOATS)}),
     _row("set_value_with_tensor_", "set_value",
-         ["Input", "ValueTensor", Folded("starts", "ints", tensors="StartsTensorList"),
-          Folded("ends", "ints", tensors="EndsTensorList"), Folded("steps", "ints", tensors="StepsTensorList")],
+         ["Input", "ValueTensor", Folded("starts", "ints", tensors="StartsTensorList", count=True),
+          Folded("ends", "ints", tensors="EndsTensorList", count=True),
+          Folded("steps", "ints", tensors="StepsTensorList", count=True)],
          attrs={"axes": "axes", "decrease_axes": "decrease_axes", "none_axes": "none_axes"}),
     # reductions: PIR reduces every axis when the list is empty, the legacy op when reduce_all is set
     _row("mean", "reduce_mean", ["X", Folded("dim", "ints")], attrs={"keepdim": "keep_dim"}, reduce=True),
@@ -227,7 +237,7 @@ ROWS += [
     _row("argmin", "arg_min", ["X", Folded("axis", "int64")],
          attrs={"keepdims": "keepdims", "flatten": "flatten", "dtype": ("dtype", _INDEX_DTYPE)}),
     _row("cumsum", "cumsum", ["X", Folded("axis", "int32")],
-         attrs={"flatten": "flatten", "exclusive": "exclusive", "reverse": "reverse"}, requires={"dtype": -1}),
+         attrs={"flatten": "flatten", "exclusive": "exclusive", "reverse": "reverse"}),
     _row("topk", "top_k_v2", ["X", Folded("k", "int32", tensor="K")], ["Out", "Indices"],
          attrs={"axis": "axis", "largest": "largest", "sorted": "sorted"}),
     _row("one_hot", "one_hot_v2", ["X", Folded("depth", "int32")], requires={"allow_out_of_range": False}),
@@ -288,7 +298,7 @@ ROWS += [
          {"target_shape": list(var("Y").desc_shape)}),
     _row("prelu", "prelu", ["X", "Alpha"], attrs={"data_format": "data_format", "mode": "mode"}),
     _row("hardshrink", "hard_shrink", ["X"], attrs={"threshold": "threshold"}),
-    _row("softshrink", "softshrink", ["X"], attrs={"threshold": "threshold"}),
+    _row("softshrink", "softshrink", ["X"], attrs={"threshold": "lambda"}),
     _row("thresholded_relu", "thresholded_relu", ["X"], attrs={"threshold": "threshold", "value": "value"}),
     _row("masked_select", "masked_select", ["X", "Mask"], ["Y"]),
     _row("nonzero", "where_index", ["Condition"]),
@@ -296,14 +306,12 @@ ROWS += [
     _row("linspace", "linspace", ["Start", "Stop", "Num"], attrs={"dtype": ("dtype", DTYPE)},
          fixed={"place": [0, 0, ""]}),
     _row("meshgrid", "meshgrid", ["X[]"], ["Out[]"]),
-    _row("cumprod", "cumprod", ["X"], attrs={"dim": "dim", "exclusive": "exclusive", "reverse": "reverse"},
-         requires={"flatten": False, "dtype": -1}),
+    _row("cumprod", "cumprod", ["X"], attrs={"dim": "dim", "exclusive": "exclusive", "reverse": "reverse"}),
     _row("kthvalue", "kthvalue", ["X"], ["Out", "Indices"], attrs={"k": "k", "axis": "axis", "keepdim": "keepdim"}),
     _row("mode", "mode", ["X"], ["Out", "Indices"], attrs={"axis": "axis", "keepdim": "keepdim"}),
-    _row("take_along_axis", "take_along_axis", ["Input", "Index"], ["Result"], attrs={"axis": "Axis"},
-         requires={"broadcast": True}),
+    _row("take_along_axis", "take_along_axis", ["Input", "Index"], ["Result"], attrs={"axis": "Axis"}),
     _row("put_along_axis", "put_along_axis", ["Input", "Index", "Value"], ["Result"],
-         attrs={"axis": "Axis", "reduce": "Reduce", "include_self": "include_self"}, requires={"broadcast": True}),
+         attrs={"axis": "Axis", "reduce": "Reduce", "include_self": "Include_self"}),
     _row("pixel_shuffle", "pixel_shuffle", ["X"], attrs={"upscale_factor": "upscale_factor",
                                                         "data_format": "data_format"}),
     _row("grid_sample", "grid_sampler", ["X", "Grid"], ["Output"],
@@ -330,7 +338,9 @@ for _method in ("bilinear", "nearest", "bicubic", "linear", "trilinear"):
                                      "align_corners": "align_corners", "align_mode": "align_mode"}))
 
 BY_PIR = {row.pir: row for row in ROWS}
-BY_LEGACY = collections.defaultdict(list)   # legacy op type -> rows, the one Paddle writes first
+# each op's rows go to its OpDef (``OpDef.pir``), the one Paddle writes first
+_by_legacy = collections.defaultdict(list)
 for _r in ROWS:
-    BY_LEGACY[_r.legacy].append(_r)
-BY_LEGACY = dict(BY_LEGACY)
+    _by_legacy[_r.legacy].append(_r)
+for _legacy, _rows in _by_legacy.items():
+    REGISTRY[_legacy].pir = tuple(_rows)

@@ -285,7 +285,7 @@ class _Reader:
                 self.fail(index, op, f"attribute {pir_attr!r} = {value!r} is not a valid {row.legacy} "
                                      f"{legacy!r}: {e}")
         if row.derive is not None:
-            attrs.update(row.derive(attrs))
+            attrs.update(row.derive(attrs, lambda slot: self.block.vars[inputs[slot][0]] if inputs.get(slot) else None))
         missing = [k for k, v in opdef.attrs.items() if v is REQUIRED and k not in attrs]
         if missing:
             self.fail(index, op, f"gives no value for {row.legacy}'s attribute(s) {missing}")
@@ -337,7 +337,7 @@ class _Reader:
         else:
             self.fail(index, op, f"operand {pir_name!r} is computed at run time; torchpaddle's {row.legacy} takes "
                                  f"{spec.attr!r} only as a constant")
-        if REGISTRY[row.legacy].attrs.get(spec.attr) is REQUIRED:
+        if spec.count:
             attrs[spec.attr] = [-1] * size   # given by the tensors; the attribute says only how many
 
     def results(self, index, op, row, opdef, inputs):

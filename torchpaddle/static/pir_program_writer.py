@@ -147,7 +147,7 @@ class _Writer:
         if op.type == "strided_slice" and all(s == 1 for s in op.attrs.get("strides", [])):
             op = _Shim(op, "slice", {k: op.attrs[k] for k in ("axes", "starts", "ends", "infer_flags",
                                                                 "decrease_axis") if k in op.attrs})
-        rows = [r for r in _map.BY_LEGACY.get(op.type, ()) if r.write]
+        rows = [r for r in (REGISTRY[op.type].pir if op.type in REGISTRY else ()) if r.write]
         if not rows:
             raise NoPirForm(f"program_to_pir: op {op.type} has no PIR form in torchpaddle's table (pir_op_map)")
         overrides = self.broadcast_axis(op, rows[0])
@@ -203,10 +203,10 @@ class _Writer:
     def write(self, row, op, overrides):
         operand_names, attr_tags, result_names, result_dtypes = _map.signature(row.pir)
         where = f"op {op.type}"
+        def var(slot):
+            return self.block._find_var_recursive(op.input(slot)[0]) if op.input(slot) else None
         if row.fill is not None:
-            filled = row.fill({k: self.attr(op, k) for k in REGISTRY[op.type].attrs},
-                              lambda slot: self.block._find_var_recursive(op.input(slot)[0]) if op.input(slot)
-                              else None)
+            filled = row.fill({k: self.attr(op, k) for k in REGISTRY[op.type].attrs}, var)
             op = _Shim(op, op.type, dict(op.attrs, **filled))
         operands = []
         for spec, pir_name in zip(row.operands, operand_names):
@@ -239,6 +239,8 @@ class _Writer:
         for pir_attr, tag in attr_tags.items():
             if pir_attr in row.fixed:
                 value = row.fixed[pir_attr]
+                if callable(value):
+                    value = value(var)
             else:
                 legacy, convert = row.legacy_attr(pir_attr)
                 value = self.attr(op, legacy)

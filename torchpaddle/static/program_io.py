@@ -16,7 +16,7 @@ import numpy as np
 from ..framework import dtype as _dtype
 from ..framework.program import Block, Operator, Program, StaticParameter, Variable
 from ..ops.registry import REGISTRY
-from . import paddle_op_protos as _protos
+from ..ops import paddle_op_protos as _protos
 from .serialization import framework_pb2 as _pb
 from .serialization import decode_attr, encode_attr, make_var_desc, parse_program, serialize_program, var_kind
 from ..framework import hooks as _hooks
@@ -26,8 +26,9 @@ __all__ = ["program_to_desc", "program_to_desc_bytes", "program_from_desc", "pro
 
 _A = _pb.AttrType
 _V = _pb.VarType
-# ops the executor handles itself: a program may hold them although no kernel is registered
-HANDLED_OPS = frozenset(["feed", "fetch"])
+# ops the executor handles itself: a program may hold them although no kernel is registered (the control-flow
+# ops run their sub-blocks: static/control_flow_exec.py)
+HANDLED_OPS = frozenset(["feed", "fetch", "conditional_block", "while", "pylayer"])
 # var kinds by number, with the 2.x names our Variables use (the proto keeps them as aliases)
 _KIND_NAMES = {_V.DENSE_TENSOR: "LOD_TENSOR", _V.DENSE_TENSOR_ARRAY: "LOD_TENSOR_ARRAY"}
 _TENSOR_KINDS = frozenset([_V.DENSE_TENSOR, _V.DENSE_TENSOR_ARRAY, _V.SELECTED_ROWS])

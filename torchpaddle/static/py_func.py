@@ -9,9 +9,9 @@ gradients, and it returns one gradient (or None) per input.
 import numpy as np
 import torch
 
+from ..framework import hooks as _hooks
 from ..framework.mode import STATE as _MODE
 from ..framework.program import Variable, default_main_program
-from ..ops.registry import op
 from .scope import LoDTensor, torch_value
 
 __all__ = ["py_func"]
@@ -94,9 +94,8 @@ class _WithBackward(torch.autograd.Function):
         return (None,) + tuple(grads_in)
 
 
-@op("py_func", inputs=["X[]"], outputs=["Out[]"],
-    attrs={"forward_callable_id": -1, "backward_callable_id": -1, "backward_skip_vars": []})
-def _py_func(X, *, forward_callable_id, backward_callable_id, backward_skip_vars):
+def _run_py_func(X, forward_callable_id):
+    """The kernel of the ``py_func`` op (ops/defs/control_flow.py)."""
     record = _RECORDS.get(forward_callable_id)
     if record is None:
         raise RuntimeError(f"py_func: no Python function is registered under id {forward_callable_id} in this "
@@ -106,6 +105,9 @@ def _py_func(X, *, forward_callable_id, backward_callable_id, backward_skip_vars
         return list(_WithBackward.apply(record, *xs))
     # without a backward_func the outputs are new values: no gradient flows back through the function
     return _call_forward(record, [x.detach() for x in xs])
+
+
+_hooks.provide("py_func", _run_py_func)
 
 
 def _var_list(value, what):

@@ -87,6 +87,17 @@ def _place_type(device):
     return 1 if to_torch_device(device).type == "cuda" else 0
 
 
+def _on_device(result, device):
+    """``result`` moved to ``device``: only fill_constant has a place attribute in Paddle's OpProtos, the other
+    creation ops make their output on the current device (a memcpy op moves it; in a program, always)."""
+    if device is None:
+        return result
+    target = _place_type(device)
+    if isinstance(result, Tensor) and (result._t.device.type == "cuda") == (target == 1):
+        return result
+    return _ops.memcpy(result, dst_place_type=target)
+
+
 def _finish(result, api, out=None, requires_grad=False, pin_memory=False):
     """Apply the factory keywords shared by Paddle 3's creation functions."""
     if pin_memory:
@@ -233,14 +244,13 @@ def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=F
 
 @_accepts_size
 def empty(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False, pin_memory=False):
-    result = _ops.empty(shape=_shape(shape, "empty"), dtype=_proto(dtype), place_type=_place_type(device))
+    result = _on_device(_ops.empty(shape=_shape(shape, "empty"), dtype=_proto(dtype)), device)
     return _finish(result, "empty", out, requires_grad, pin_memory)
 
 
 def _like(x, value, dtype, device, requires_grad, pin_memory, api):
     _require_tensor(x, api)
-    result = _ops.fill_any_like(x, value=value, dtype=-1 if dtype is None else _proto(dtype),
-                                place_type=_place_type(device))
+    result = _on_device(_ops.fill_any_like(x, value=value, dtype=-1 if dtype is None else _proto(dtype)), device)
     return _finish(result, api, None, requires_grad, pin_memory)
 
 
@@ -269,11 +279,8 @@ def ones_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin
 @_aliases(input="x")
 def empty_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
     _require_tensor(x, "empty_like")
-    place = _place_type(device)
-    if device is None and x._t.device.type == "cpu":
-        place = 0
-    result = _ops.empty(shape=list(x._t.shape), dtype=x.dtype.proto if dtype is None else _proto(dtype),
-                        place_type=place)
+    result = _ops.empty(shape=list(x._t.shape), dtype=x.dtype.proto if dtype is None else _proto(dtype))
+    result = _on_device(result, x.place if device is None else device)
     return _finish(result, "empty_like", None, requires_grad, pin_memory)
 
 
@@ -300,12 +307,25 @@ def arange(start=0, end=None, step=1, dtype=None, *, out=None, device=None, requ
         start, end = 0, start
     if start.__class__ is int and end.__class__ is int and step.__class__ is int and dtype is None \
             and out is None and device is None and not requires_grad and not pin_memory:
-        return _ops.range(start, end, step, dtype=3)
+        return _ops.range(start, end, step)
     if dtype is None:
         dtype = "int64" if all(_is_integer_value(v) for v in (start, end, step)) else None
     start, end, step = (_range_bound(v, "arange", n) for v, n in ((start, "start"), (end, "end"), (step, "step")))
-    result = _ops.range(start, end, step, dtype=_proto(dtype), place_type=_place_type(device))
+    # the range op computes in its Start's dtype: the bounds become values of ``dtype`` (tensors: a cast)
+    d = _dtype.default_float() if dtype is None else _dtype.convert_dtype(dtype)
+    start, end, step = (_typed(v, d) for v in (start, end, step))
+    result = _on_device(_ops.range(start, end, step), device)
     return _finish(result, "arange", out, requires_grad, pin_memory)
+
+
+def _typed(value, d):
+    if isinstance(value, Tensor) or hasattr(value, "block"):
+        return value if value.dtype is d else _ops.cast(value, in_dtype=value.dtype.proto, out_dtype=d.proto)
+    if _MODE.static:   # as Paddle: a fill_constant of the dtype
+        return _ops.fill_constant(None, shape=[1], value=value, dtype=d.proto)
+    if d.numpy is None:   # bfloat16: no NumPy dtype; a one-element tensor of it
+        return _ops.cast(np.asarray(value, np.float32), in_dtype=_dtype.DTYPES["float32"].proto, out_dtype=d.proto)
+    return np.asarray(value, d.numpy)
 
 
 def _count(num, api):
@@ -319,7 +339,7 @@ def _count(num, api):
 @_aliases(end="stop", steps="num")
 def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, requires_grad=False):
     start, stop = _range_bound(start, "linspace", "start"), _range_bound(stop, "linspace", "stop")
-    result = _ops.linspace(start, stop, _count(num, "linspace"), dtype=_proto(dtype), place_type=_place_type(device))
+    result = _on_device(_ops.linspace(start, stop, _count(num, "linspace"), dtype=_proto(dtype)), device)
     return _finish(result, "linspace", out, requires_grad)
 
 
@@ -342,7 +362,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=N
         pin_memory=False):
     rows = _matrix_size(num_rows, "eye", "num_rows")
     cols = rows if num_columns is None else _matrix_size(num_columns, "eye", "num_columns")
-    result = _ops.eye(num_rows=rows, num_columns=cols, dtype=_proto(dtype), place_type=_place_type(device))
+    result = _on_device(_ops.eye(num_rows=rows, num_columns=cols, dtype=_proto(dtype)), device)
     return _finish(result, "eye", out, requires_grad, pin_memory)
 
 

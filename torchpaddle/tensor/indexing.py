@@ -10,7 +10,9 @@ import torch
 
 from .. import ops as _ops
 from ..framework import dtype as _dtype
+from ..framework.program import Variable
 from ..framework.tensor import Tensor, wrap
+from ..ops.defs.indexing import along_axis_shape as _along_axis_shape
 from ..ops.defs.manipulation import DtypeError
 from .manipulation import _compat, _int, _ints, _rebind, tensor_int
 
@@ -36,11 +38,13 @@ def gather(*args, **kwargs):
 
 
 def _gather(x, index, axis=None, name=None, out=None):
-    return _ops.gather(x, index, axis=0 if axis is None else _int("gather", "axis", axis), overwrite=True)
+    if isinstance(axis, Variable):   # known when the program runs: the op's Axis input, as Paddle writes it
+        return _ops.gather(x, index, axis)
+    return _ops.gather(x, index, axis=0 if axis is None else _int("gather", "axis", axis))
 
 
 def _torch_gather(input, dim, index, out=None):
-    return _ops.take_along_axis(input, index, Axis=_int("gather", "dim", dim), broadcast=False)
+    return _ops.take_along_axis(input, index, Axis=_int("gather", "dim", dim))
 
 
 def _is_torch_style(args, kwargs):
@@ -63,16 +67,81 @@ def index_sample(x, index):
     return _ops.index_sample(x, index)
 
 
+def _along_axis(api, arr, indices, axis):
+    """``axis`` as an int in [0, rank) and the shape ``indices`` broadcast to (None: the op raises, naming what
+    is wrong; or the sizes are known only when the program runs)."""
+    axis = _int(api, "axis", axis)
+    rank = len(arr.shape)
+    if not rank or len(indices.shape) != rank or not -rank <= axis < rank:
+        return axis, None
+    axis %= rank
+    arr_shape, index_shape = list(arr.shape), list(indices.shape)
+    if -1 in arr_shape or -1 in index_shape:
+        return axis, None
+    return axis, _along_axis_shape(arr_shape, index_shape, axis)
+
+
+def _expand(x, shape):
+    return x if list(x.shape) == list(shape) else _ops.expand_v2(x, shape=list(shape))
+
+
+def _broadcast_at_run_time(x, other, axis):
+    """``x`` broadcast against ``other`` outside ``axis``, when a program's sizes are unknown until it runs:
+    adds zeros shaped like a one-wide slice of ``other`` along ``axis``."""
+    if -1 not in list(x.shape) and -1 not in list(other.shape):
+        return x
+    zero = _ops.slice(other, axes=[axis], starts=[0], ends=[1], infer_flags=[1], decrease_axis=[])
+    return _ops.elementwise_add(x, _zeros(zero, x.dtype))
+
+
+def _zeros(like, dtype):
+    return _ops.cast(_ops.scale(like, scale=0.0), in_dtype=like.dtype.proto, out_dtype=dtype.proto)
+
+
+def _broadcast_along(arr, indices, axis):
+    """Paddle's broadcast=True: ``indices`` broadcast to arr outside ``axis``, arr to indices outside it."""
+    axis_, shape = _along_axis("along_axis", arr, indices, axis)
+    if shape is not None:
+        indices = _expand(indices, shape)
+        shape[axis_] = arr.shape[axis_]
+        return _expand(arr, shape), indices
+    if _fits_along(arr, indices, axis_):
+        axis_ %= len(arr.shape)
+        return _broadcast_at_run_time(arr, indices, axis_), _broadcast_at_run_time(indices, arr, axis_)
+    return arr, indices
+
+
+def _fits_along(arr, indices, axis):
+    rank = len(arr.shape)
+    return rank and len(indices.shape) == rank and -rank <= axis < rank
+
+
 @_compat(input="arr", dim="axis")
 def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
-    return _ops.take_along_axis(arr, indices, Axis=_int("take_along_axis", "axis", axis), broadcast=broadcast)
+    axis = _int("take_along_axis", "axis", axis)
+    if broadcast:
+        arr, indices = _broadcast_along(arr, indices, axis)
+    return _ops.take_along_axis(arr, indices, Axis=axis)
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
     if not isinstance(values, (Tensor, numbers.Number)):
         values = np.asarray(values)
-    return _ops.put_along_axis(arr, indices, values, Axis=_int("put_along_axis", "axis", axis), Reduce=reduce,
-                               include_self=include_self, broadcast=broadcast)
+    axis = _int("put_along_axis", "axis", axis)
+    axis_, shape = _along_axis("put_along_axis", arr, indices, axis)
+    if broadcast and shape is not None:
+        indices = _expand(indices, shape)
+        if not isinstance(values, numbers.Number) and list(values.shape) != shape:
+            try:
+                values = np.broadcast_to(values, shape) if isinstance(values, np.ndarray) else _expand(values, shape)
+            except ValueError:
+                raise ValueError(f"put_along_axis: values of shape {list(values.shape)} cannot broadcast to "
+                                 f"indices of shape {shape}") from None
+    elif broadcast and _fits_along(arr, indices, axis_):
+        indices = _broadcast_at_run_time(indices, arr, axis_ % len(arr.shape))
+        if not isinstance(values, (numbers.Number, np.ndarray)):
+            values = _ops.elementwise_add(values, _zeros(indices, values.dtype))
+    return _ops.put_along_axis(arr, indices, values, Axis=axis, Reduce=reduce, Include_self=include_self)
 
 
 def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True, broadcast=True):
@@ -155,7 +224,9 @@ def _index_add_args(args, kwargs):
 
 
 def _index_add(x, index, axis, value, alpha=1, name=None, out=None):
-    return _ops.index_add(x, index, value, axis=_int("index_add", "axis", axis), alpha=alpha)
+    if alpha != 1:   # as Paddle: the value scaled first
+        value = value * alpha
+    return _ops.index_add(x, index, value, axis=_int("index_add", "axis", axis))
 
 
 def index_add(*args, **kwargs):
@@ -196,11 +267,9 @@ def masked_select(x, mask, name=None, *, out=None):
 
 
 def masked_fill(x, mask, value, name=None):
-    if isinstance(value, Tensor):
-        return _ops.masked_fill(x, mask, value)
-    if not isinstance(value, numbers.Number):
+    if not isinstance(value, (Tensor, numbers.Number)):
         raise TypeError(f"masked_fill: value must be a number or a Tensor, got {type(value).__name__}")
-    return _ops.masked_fill(x, mask, None, value=value)
+    return _ops.masked_fill(x, mask, value)
 
 
 def masked_fill_(x, mask, value, name=None):

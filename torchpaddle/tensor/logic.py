@@ -2,7 +2,8 @@
 from .. import ops as _ops
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
-           "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"]
+           "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+           "bitwise_left_shift", "bitwise_right_shift"]
 __methods__ = list(__all__)
 
 
@@ -60,3 +61,12 @@ def bitwise_xor(x, y, out=None, name=None):
 
 def bitwise_not(x, out=None, name=None):
     return _ops.bitwise_not(x)
+
+
+def bitwise_left_shift(x, y, is_arithmetic=True, name=None):
+    return _ops.bitwise_left_shift(x, y, is_arithmetic=bool(is_arithmetic))
+
+
+def bitwise_right_shift(x, y, is_arithmetic=True, name=None):
+    """x >> y; is_arithmetic=False fills with zeros (x read as unsigned)."""
+    return _ops.bitwise_right_shift(x, y, is_arithmetic=bool(is_arithmetic))

@@ -283,14 +283,14 @@ def lcm(x, y, name=None):
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     _not_tensor(x, "isclose")
     _not_tensor(y, "isclose", "y")
-    return _ops.isclose(x, y, rtol=float(rtol), atol=float(atol), equal_nan=bool(equal_nan))
+    return _ops.isclose(x, y, rtol=str(float(rtol)), atol=str(float(atol)), equal_nan=bool(equal_nan))
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """A 0-D bool Tensor: whether every element of x is close to y."""
     _not_tensor(x, "allclose")
     _not_tensor(y, "allclose", "y")
-    return _ops.allclose(x, y, rtol=float(rtol), atol=float(atol), equal_nan=bool(equal_nan))
+    return _ops.allclose(x, y, rtol=str(float(rtol)), atol=str(float(atol)), equal_nan=bool(equal_nan))
 
 
 def equal_all(x, y, name=None):
@@ -347,7 +347,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None, *, out=None):
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     _not_tensor(x, "nansum")
     dims, reduce_all = _axis(axis, "nansum")
-    return _ops.nansum(x, dim=dims, keep_dim=keepdim, reduce_all=reduce_all, out_dtype=_proto(dtype))
+    return _ops.nansum(x, axis=[] if reduce_all else dims, keepdim=keepdim, dtype=_proto(dtype))
 
 
 def _reduction(api, op_type, out_kw=True):
@@ -417,23 +417,41 @@ def _scan_axis(axis, api):
     return _one_axis(axis, api), False
 
 
+# integer inputs paddle.cumsum widens to int64 first (a cast op), as Paddle
+_NARROW_INTS = ("uint8", "int8", "int16", "int32")
+
+
 def cumsum(x, axis=None, dtype=None, name=None, *, out=None):
     """Cumulative sum along ``axis`` (None: over the flattened tensor); integer inputs accumulate in int64."""
     _not_tensor(x, "cumsum")
     axis, flatten = _scan_axis(axis, "cumsum")
-    return _write(out, _ops.cumsum(x, axis=axis, flatten=flatten, dtype=_proto(dtype)))
+    if dtype is None and x.dtype.name in _NARROW_INTS:
+        dtype = "int64"
+    x = x if dtype is None else _cast(x, dtype)
+    return _write(out, _ops.cumsum(x, axis=axis, flatten=flatten))
+
+
+def _flat(x):
+    return _ops.flatten_contiguous_range(x, start_axis=0, stop_axis=-1)
 
 
 def cumprod(x, dim=None, *, dtype=None, out=None, name=None):
     _not_tensor(x, "cumprod")
-    dim, flatten = _scan_axis(dim, "cumprod")
-    return _write(out, _ops.cumprod(x, dim=dim, flatten=flatten, dtype=_proto(dtype)))
+    if dim is None:
+        x, dim = _flat(x), -1
+    else:
+        dim = _one_axis(dim, "cumprod")
+    if dtype is not None:
+        x = _cast(x, dtype)
+    return _write(out, _ops.cumprod(x, dim=dim))
 
 
 def logcumsumexp(x, axis=None, dtype=None, name=None):
     _not_tensor(x, "logcumsumexp")
     axis, flatten = _scan_axis(axis, "logcumsumexp")
-    return _ops.logcumsumexp(x, axis=axis, flatten=flatten, dtype=_proto(dtype))
+    if dtype is not None:
+        x = _cast(x, dtype)
+    return _ops.logcumsumexp(x, axis=axis, flatten=flatten)
 
 
 def _cumulative_extreme(api):
@@ -442,7 +460,7 @@ def _cumulative_extreme(api):
     def extreme(x, axis=None, dtype="int64", name=None):
         _not_tensor(x, api)
         axis, flatten = _scan_axis(axis, api)
-        values, indices = fn(x, axis=axis, flatten=flatten, dtype=convert_dtype(dtype).proto)
+        values, indices = fn(_flat(x) if flatten else x, axis=axis, dtype=convert_dtype(dtype).proto)
         _follow_grad(x, indices)
         return values, indices
     extreme.__name__ = extreme.__qualname__ = api

@@ -8,7 +8,7 @@ from .. import ops as _ops
 from ..framework import dtype as _dtype
 from ..framework.tensor import Tensor, wrap
 from ..ops.defs.random import ProbabilityError
-from .creation import (_accepts_size, _aliases, _finish, _int32, _int_like, _place_type, _proto, _require_tensor,
+from .creation import (_accepts_size, _aliases, _finish, _int32, _int_like, _on_device, _proto, _require_tensor,
                        _shape, _write_out)
 
 __all__ = ["rand", "randn", "standard_normal", "randint", "randint_like", "randperm", "uniform", "normal",
@@ -39,22 +39,23 @@ def _seed_arg(seed, api):
 
 
 def uniform(shape, dtype=None, min=0, max=1.0, seed=0, name=None, *, out=None, device=None, requires_grad=False):
-    result = _ops.uniform_random(shape=_shape(shape, "uniform"), dtype=_proto(dtype),
-                                 min=_float_arg(min, "uniform", "min"), max=_float_arg(max, "uniform", "max"),
-                                 seed=_seed_arg(seed, "uniform"), place_type=_place_type(device))
+    result = _on_device(_ops.uniform_random(shape=_shape(shape, "uniform"), dtype=_proto(dtype),
+                                            min=_float_arg(min, "uniform", "min"),
+                                            max=_float_arg(max, "uniform", "max"), seed=_seed_arg(seed, "uniform")),
+                        device)
     return _finish(result, "uniform", out, requires_grad)
 
 
 @_accepts_size
 def rand(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False, pin_memory=False):
-    result = _ops.uniform_random(shape=_shape(shape, "rand"), dtype=_proto(dtype), min=0.0, max=1.0,
-                                 place_type=_place_type(device))
+    result = _on_device(_ops.uniform_random(shape=_shape(shape, "rand"), dtype=_proto(dtype), min=0.0, max=1.0),
+                        device)
     return _finish(result, "rand", out, requires_grad, pin_memory)
 
 
 def _gaussian(shape, dtype, mean, std, device, api):
-    return _ops.gaussian_random(shape=_shape(shape, api), dtype=_proto(dtype), mean=mean, std=std,
-                                place_type=_place_type(device))
+    return _on_device(_ops.gaussian_random(shape=_shape(shape, api), dtype=_proto(dtype), mean=mean, std=std),
+                      device)
 
 
 @_accepts_size
@@ -146,16 +147,15 @@ def randperm(n, dtype="int64", name=None, *, out=None, device=None, requires_gra
         n = n._t.item()
     if not _int_like(n):
         raise TypeError(f"randperm: n must be an int, got {type(n).__name__} ({n!r})")
-    result = _ops.randperm(n=_int32(builtins.int(n), "randperm", "n"), dtype=_proto(dtype),
-                           place_type=_place_type(device))
+    result = _on_device(_ops.randperm(n=_int32(builtins.int(n), "randperm", "n"), dtype=_proto(dtype)), device)
     return _finish(result, "randperm", out, requires_grad, pin_memory)
 
 
 def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):
     _require_tensor(input, "rand_like", "input")
     d = input.dtype if dtype is None else dtype
-    result = _ops.uniform_random(shape=list(input.shape), dtype=_proto(d), min=0.0, max=1.0,
-                                 place_type=_place_type(device if device is not None else input.place))
+    result = _on_device(_ops.uniform_random(shape=list(input.shape), dtype=_proto(d), min=0.0, max=1.0),
+                        device if device is not None else input.place)
     return _finish(result, "rand_like", None, requires_grad)
 
 
@@ -210,7 +210,7 @@ def standard_gamma(x, name=None):
 @_aliases(lambd="lam")
 def exponential_(x, lam=1.0, name=None):
     _require_tensor(x, "exponential_")
-    _ops.exponential(x, lam=_float_arg(lam, "exponential_", "lam"))
+    _ops.exponential(x, lambda_=_float_arg(lam, "exponential_", "lam"))
     return x
 
 

@@ -123,11 +123,16 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     """Insertion indices of ``values`` into the innermost axis of ``sorted_sequence``."""
     if side == "right":
         right = True
-    return _out(_ops.searchsorted(sorted_sequence, values, sorter, out_int32=out_int32, right=right), out)
+    if sorter is not None:   # as Paddle: the sequence put in order first
+        if list(sorter.shape) != list(sorted_sequence.shape):
+            raise ValueError(f"searchsorted: sorter{list(sorter.shape)} must have the shape of "
+                             f"sorted_sequence{list(sorted_sequence.shape)}")
+        sorted_sequence = _ops.take_along_axis(sorted_sequence, sorter, Axis=-1)
+    return _out(_ops.searchsorted(sorted_sequence, values, out_int32=out_int32, right=right), out)
 
 
 def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None, *, out=None):
     """The bucket of each element of ``x`` given 1-D boundaries ``sorted_sequence``."""
     if isinstance(sorted_sequence, Tensor) and sorted_sequence.ndim != 1:
         raise ValueError(f"bucketize: sorted_sequence must be 1-D, got shape {sorted_sequence.shape}")
-    return _out(_ops.searchsorted(sorted_sequence, x, None, out_int32=out_int32, right=right), out)
+    return _out(_ops.searchsorted(sorted_sequence, x, out_int32=out_int32, right=right), out)

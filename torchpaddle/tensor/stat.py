@@ -29,14 +29,16 @@ def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1, 
             raise ValueError("var(): only one of unbiased and correction may be given")
         correction = 1 if unbiased else 0
     dims, reduce_all = _axis(axis, "var")
-    return _write(out, _ops.var(x, dim=dims, keep_dim=keepdim, reduce_all=reduce_all, correction=float(correction)))
+    return _write(out, _ops.var(x, axis=[] if reduce_all else dims, keepdim=keepdim, unbiased=correction != 0,
+                                correction=float(correction)))
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     """Standard deviation: sqrt of ``var``; integer inputs give float32, as in Paddle."""
     _not_tensor(x, "std")
     dims, reduce_all = _axis(axis, "std")
-    variance = _ops.var(x, dim=dims, keep_dim=keepdim, reduce_all=reduce_all, correction=1.0 if unbiased else 0.0)
+    variance = _ops.var(x, axis=[] if reduce_all else dims, keepdim=keepdim, unbiased=bool(unbiased),
+                        correction=1.0 if unbiased else 0.0)
     return _ops.sqrt(variance)
 
 

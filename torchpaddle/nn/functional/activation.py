@@ -82,7 +82,7 @@ def softshrink(x, threshold=0.5, name=None):
     if threshold < 0:
         raise ValueError(f"softshrink(): threshold must be no less than zero, got {threshold}")
     _tensor(x, "softshrink")
-    return _ops.softshrink(x, threshold=float(threshold))
+    return _ops.softshrink(x, lambda_=float(threshold))
 
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):

@@ -4,6 +4,7 @@ import numbers
 from ... import ops as _ops
 from ... import tensor as _pt
 from ...framework.tensor import Tensor
+from ...ops.registry import AMP as _AMP
 from ...tensor._inplace import commit
 from ...tensor.creation import diag_embed
 from ...tensor.manipulation import _compat
@@ -16,6 +17,8 @@ __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d
 def linear(x, weight, bias=None, name=None):
     """``x @ weight + bias`` with ``weight`` laid out [in_features, out_features], as in Paddle."""
     _tensor(x, "linear")
+    if _AMP.linear is not None and bias is not None:   # under paddle.amp.auto_cast
+        return _AMP.linear(x, weight, bias)
     out = _ops.matmul_v2(x, weight, trans_x=False, trans_y=False)
     return out if bias is None else _ops.elementwise_add(out, bias, axis=-1)
 

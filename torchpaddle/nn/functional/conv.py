@@ -3,7 +3,6 @@ ops. 1-D convolutions run as 2-D ones over an unsqueezed axis, as in Paddle; the
 import numpy as np
 
 from ... import ops as _ops
-from ...framework.mode import STATE as _MODE
 from ...framework.tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
@@ -134,13 +133,10 @@ def _conv(api, nd, x, weight, bias, stride, padding, dilation, groups, data_form
     else:
         fmt = data_format
     conv = _ops.conv3d if nd == 3 else _ops.depthwise_conv2d if depthwise else _ops.conv2d
-    # Eager: the bias rides in the conv op (torch fuses it). Static: a separate elementwise_add, as Paddle's
-    # programs have it.
-    fused = bias if (bias is not None and not _MODE.static) else None
-    out = conv(x, weight, fused, strides=stride, paddings=padding, padding_algorithm=algorithm, groups=groups,
+    # the bias is a separate elementwise_add, as Paddle does it in both modes
+    out = conv(x, weight, strides=stride, paddings=padding, padding_algorithm=algorithm, groups=groups,
                dilations=dilation, data_format=fmt)
-    if fused is None:
-        out = add_bias(out, bias, channel_last)
+    out = add_bias(out, bias, channel_last)
     if nd == 1:
         out = _ops.squeeze2(out, axes=[axis])
     return out

@@ -252,8 +252,8 @@ def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="N
         # NOTE: Paddle inserts the unit H dim at position 2 of the given list, so only [N, C, L] works.
         output_size = list(output_size[:2]) + [1] + list(output_size[2:])
     size = _unpool_output_size(x4, [1] + kernel_size, [1] + stride, [0] + padding, output_size, "max_unpool1d")
-    out = _ops.unpool(x4, i4, ksize=[1] + kernel_size, strides=[1] + stride, paddings=[0] + padding,
-                      output_size=size, data_format="NCHW")
+    out = _ops.unpool(x4, i4, ksize=[1] + kernel_size, unpooling_type="max", strides=[1] + stride,
+                      paddings=[0] + padding, output_size=size, data_format="NCHW")
     return _ops.squeeze2(out, axes=[2])
 
 
@@ -262,8 +262,8 @@ def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="N
     kernel_size, stride, padding = _unpool_args("max_unpool2d", 2, x, indices, kernel_size, stride, padding,
                                                 data_format, "NCHW")
     size = _unpool_output_size(x, kernel_size, stride, padding, output_size, "max_unpool2d")
-    return _ops.unpool(x, indices, ksize=kernel_size, strides=stride, paddings=padding, output_size=size,
-                       data_format=data_format)
+    return _ops.unpool(x, indices, ksize=kernel_size, unpooling_type="max", strides=stride, paddings=padding,
+                       output_size=size, data_format=data_format)
 
 
 def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="NCDHW", output_size=None, name=None):
@@ -282,8 +282,9 @@ def _lp_pool(api, x, norm_type, kernel_size, stride, padding, ceil_mode, data_fo
     _check_rank(x, 4, api)
     kernel_size, stride = _window(api, 2, kernel_size, stride)
     padding, algorithm = update_padding(padding, channel_last, 2, api, ceil_mode)
-    return _ops.lp_pool2d(x, kernel_size=kernel_size, strides=stride, paddings=padding, padding_algorithm=algorithm,
-                          ceil_mode=ceil_mode, data_format=data_format, norm_type=float(norm_type))
+    return _ops.lp_pool2d(x, pooling_type="lp", kernel_size=kernel_size, strides=stride, paddings=padding,
+                          padding_algorithm=algorithm, ceil_mode=ceil_mode, data_format=data_format,
+                          norm_type=float(norm_type))
 
 
 def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NCL", name=None):

@@ -134,9 +134,9 @@ def _interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=
     if antialias:
         if out_size is not None or size_tensor is not None:
             raise ValueError("interpolate: antialias needs a size known while the program is built")
-        return _ops.interp_antialias(x, None, None, data_layout=layout, out_d=sizes[0], out_h=sizes[1],
-                                     out_w=sizes[2], scale=scales, interp_method=method,
-                                     align_corners=align_corners, align_mode=align_mode)
+        return _ops.interp_antialias(x, data_format=layout, out_d=sizes[0], out_h=sizes[1], out_w=sizes[2],
+                                     scale=scales, interp_method=method, align_corners=align_corners,
+                                     align_mode=align_mode)
     fn = getattr(_ops, f"{method}_interp_v2")
     return fn(x, out_size, None, size_tensor, data_layout=layout, out_d=sizes[0], out_h=sizes[1], out_w=sizes[2],
               scale=scales, interp_method=method, align_corners=align_corners, align_mode=align_mode)

@@ -2,7 +2,7 @@
 import torch
 import torch.nn.functional as F
 
-from ..registry import op
+from ..registry import REGISTRY, REQUIRED, op
 from .math_unary import dtype_error, float_input
 
 _FLOAT = "float16, bfloat16, float32 and float64"
@@ -54,8 +54,9 @@ _ELEMENTWISE = [
     ("celu", {"alpha": 1.0}, F.celu),
     ("gelu", {"approximate": False}, lambda X, a: F.gelu(X, approximate="tanh" if a else "none")),
     ("hard_shrink", {"threshold": 0.5}, F.hardshrink),
-    # NOTE: the legacy attribute is called ``lambda``, a Python keyword; Paddle's phi kernel calls it threshold.
-    ("softshrink", {"threshold": 0.5}, F.softshrink),
+    # NOTE: the legacy attribute is called ``lambda`` (a Python keyword: the entry point's ``lambda_``); Paddle's
+    # phi kernel and PIR op call it threshold.
+    ("softshrink", {"lambda": 0.5}, F.softshrink),
     ("hard_sigmoid", {"slope": 0.2, "offset": 0.5}, lambda X, s, o: _clamp(X * s + o, 0.0, 1.0)),
     ("hard_swish", {"threshold": 6.0, "scale": 6.0, "offset": 3.0}, _hard_swish),
     ("brelu", {"t_min": 0.0, "t_max": 24.0}, _clamp),
@@ -88,6 +89,14 @@ def _register_elementwise(op_type, attrs, fn):
 
 for _type, _attrs, _fn in _ELEMENTWISE:
     _register_elementwise(_type, _attrs, _fn)
+
+
+def _relu_grad(Out, Out_grad):
+    # As Paddle's relu_grad, from Out (a grad op run on its own needs no recompute of the forward).
+    return {"X": Out_grad * (Out > 0)}
+
+
+REGISTRY["relu"].grad(uses=["Out"], autograd=False)(_relu_grad)
 
 
 @op("sigmoid", spmd="elementwise")
@@ -153,7 +162,13 @@ def rrelu(X, *, lower, upper, is_test):
     return X * noise, noise
 
 
-@op("maxout", attrs={"groups": 1, "axis": 1})
+@rrelu.grad(uses=["Noise"], autograd=False)
+def rrelu_grad(Noise, Out_grad, Noise_grad, *, lower, upper, is_test):
+    # As Paddle's rrelu_grad, from the Noise (the slopes) the forward drew: a recompute would draw others.
+    return None if Out_grad is None else {"X": Out_grad * Noise}
+
+
+@op("maxout", attrs={"groups": REQUIRED, "axis": 1})
 def maxout(X, *, groups, axis):
     float_only("maxout", X)
     if X.dim() != 4:

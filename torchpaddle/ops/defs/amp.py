@@ -5,7 +5,7 @@ update and the gradient zeroing read with torch.where.
 """
 import torch
 
-from ..registry import op
+from ..registry import REQUIRED, op
 
 
 @op("check_finite_and_unscale", inputs=["X[]", "Scale"], outputs=["Out[]", "FoundInfinite"], differentiable=False)
@@ -25,10 +25,11 @@ def check_finite_and_unscale(X, Scale):
 @op("update_loss_scaling",
     inputs=["X[]", "FoundInfinite", "PrevLossScaling", "InGoodSteps", "InBadSteps", "StopUpdate?"],
     outputs=["Out[]", "LossScaling", "OutGoodSteps", "OutBadSteps"],
-    attrs={"incr_every_n_steps": 1000, "decr_every_n_nan_or_inf": 2, "incr_ratio": 2.0, "decr_ratio": 0.8},
+    attrs={"incr_every_n_steps": REQUIRED, "decr_every_n_nan_or_inf": REQUIRED, "incr_ratio": REQUIRED,
+           "decr_ratio": REQUIRED, "stop_update": False},
     differentiable=False)
 def update_loss_scaling(X, FoundInfinite, PrevLossScaling, InGoodSteps, InBadSteps, StopUpdate, *,
-                        incr_every_n_steps, decr_every_n_nan_or_inf, incr_ratio, decr_ratio):
+                        incr_every_n_steps, decr_every_n_nan_or_inf, incr_ratio, decr_ratio, stop_update):
     """Zero X when FoundInfinite; count good/bad steps and grow the scaling by incr_ratio after
     incr_every_n_steps good ones (when the product stays finite), shrink it by decr_ratio after
     decr_every_n_nan_or_inf bad ones (never below 1). StopUpdate=True leaves the scaling and counters alone."""
@@ -44,8 +45,8 @@ def update_loss_scaling(X, FoundInfinite, PrevLossScaling, InGoodSteps, InBadSte
                         torch.where(grow & torch.isfinite(grown), grown, prev))
     bad_next = torch.where(shrink, torch.zeros_like(bad_next), bad_next)
     good_next = torch.where(grow, torch.zeros_like(good_next), good_next)
-    if StopUpdate is not None:
-        stop = StopUpdate.reshape(()).to(torch.bool)
+    if StopUpdate is not None or stop_update:   # the StopUpdate tensor outranks the attribute, as in Paddle
+        stop = StopUpdate.reshape(()).to(torch.bool) if StopUpdate is not None else torch.tensor(True)
         scale = torch.where(stop, prev, scale)
         good_next = torch.where(stop, good, good_next)
         bad_next = torch.where(stop, bad, bad_next)

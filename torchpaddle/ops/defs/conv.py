@@ -84,7 +84,7 @@ def torch_pad(pairs):
 
 
 def _conv_forward(op_type, nd, Input, Filter, strides, paddings, padding_algorithm, groups, dilations,
-                  data_format, Bias=None):
+                  data_format):
     check_rank(op_type, "Input", Input, (nd + 2,))
     if Filter.dim() != nd + 2:
         raise ValueError(f"{op_type}: Filter must have the rank of Input ({nd + 2}), got Filter "
@@ -122,9 +122,7 @@ def _conv_forward(op_type, nd, Input, Filter, strides, paddings, padding_algorit
         x = F.pad(x, torch_pad(pairs))
         padding = 0
     fn = F.conv2d if nd == 2 else F.conv3d
-    if Bias is not None and (Bias.dim() != 1 or Bias.shape[0] != Filter.shape[0]):
-        raise ValueError(f"{op_type}: Bias must have shape [{Filter.shape[0]}], got {list(Bias.shape)}")
-    out = fn(x, Filter, Bias, list(strides), padding, list(dilations), groups)
+    out = fn(x, Filter, None, list(strides), padding, list(dilations), groups)
     return from_channel_first(out, data_format)
 
 
@@ -204,18 +202,19 @@ def _register_conv(op_type, nd):
     if nd == 3:
         attrs.update(strides=[1, 1, 1], paddings=[0, 0, 0], dilations=[1, 1, 1], data_format="NCDHW")
 
-    def kernel(Input, Filter, Bias, *, strides, paddings, padding_algorithm, groups, dilations, data_format):
+    def kernel(Input, Filter, *, strides, paddings, padding_algorithm, groups, dilations, data_format):
         return _conv_forward(op_type, nd, Input, Filter, strides, paddings, padding_algorithm, groups, dilations,
-                             data_format, Bias)
-    kernel.__doc__ = (f"{op_type}: {nd}-D convolution. Programs keep the bias as a separate elementwise_add, as "
-                      "in Paddle; eager calls pass it as the optional Bias slot so torch fuses it.")
-    return op(op_type, inputs=["Input", "Filter", "Bias?"], outputs=["Output"], attrs=attrs)(kernel)
+                             data_format)
+    kernel.__doc__ = (f"{op_type}: {nd}-D convolution; the bias is a separate elementwise_add, as in Paddle "
+                      "(dygraph too).")
+    return op(op_type, inputs=["Input", "Filter"], outputs=["Output"], attrs=attrs)(kernel)
 
 
 def _register_conv_transpose(op_type, nd):
     attrs = dict(_CONV_TRANSPOSE_ATTRS)
     if nd == 3:
-        attrs.update(strides=[1, 1, 1], paddings=[0, 0, 0], dilations=[1, 1, 1], data_format="NCDHW")
+        # NOTE: Paddle's conv3d_transpose defaults data_format to "NCHW" too (it reads it as channel-first)
+        attrs.update(strides=[1, 1, 1], paddings=[0, 0, 0], dilations=[1, 1, 1])
 
     def kernel(Input, Filter, *, output_padding, output_size, strides, paddings, padding_algorithm, groups,
                dilations, data_format):

@@ -1,7 +1,9 @@
 """Creation ops: constants, ranges, identity and triangular matrices, diagonals, meshgrid, assign, complex.
 
 ``dtype`` attributes hold Paddle's VarType number (``paddle.float32.proto``), as a ProgramDesc does.
-``place_type`` follows the legacy fill_constant attribute: -1 the current device, 0 CPU, 1 the current GPU.
+``place_type`` follows the legacy fill_constant attribute: -1 the current device, 0 CPU, 1 the current GPU; the
+other creation ops have no place attribute in Paddle's OpProtos: they make their output on the current device
+(the public functions' ``device=`` moves it with a memcpy op).
 """
 import math
 import struct
@@ -154,11 +156,10 @@ def fill_constant_batch_size_like(Input, *, shape, value, str_value, dtype, inpu
     return torch.full(shape, _fill_value(value, target), dtype=target, device=device)
 
 
-@op("fill_any_like", inputs=["X"], outputs=["Out"], attrs={"value": 0.0, "dtype": -1, "place_type": -1},
-    differentiable=False)
-def fill_any_like(X, *, value, dtype, place_type):
+@op("fill_any_like", inputs=["X"], outputs=["Out"], attrs={"value": 0.0, "dtype": -1}, differentiable=False)
+def fill_any_like(X, *, value, dtype):
     target = X.dtype if dtype == -1 else torch_dtype("fill_any_like", dtype)
-    device = X.device if place_type == -1 else device_of(place_type)
+    device = X.device
     if isinstance(value, torch.Tensor):
         if value.numel() != 1:
             raise ValueError(f"fill_any_like: the fill value must hold exactly 1 element, got shape "
@@ -184,10 +185,10 @@ def _check_range(op_type, value, target):
         raise ValueError(f"{op_type}: the fill value {value} is out of range for dtype {str(target)[6:]}")
 
 
-@op("empty", inputs=[], outputs=["Out"], attrs={"shape": [], "dtype": 5, "place_type": -1}, differentiable=False)
-def empty(*, shape, dtype, place_type):
+@op("empty", inputs=[], outputs=["Out"], attrs={"shape": [], "dtype": 5}, differentiable=False)
+def empty(*, shape, dtype):
     check_shape("empty", shape)
-    return torch.empty(shape, dtype=torch_dtype("empty", dtype), device=device_of(place_type))
+    return torch.empty(shape, dtype=torch_dtype("empty", dtype), device=current_torch_device())
 
 
 def _scalar(value, op_type, slot):
@@ -218,10 +219,21 @@ def _cast_scalar(value, target):
     return torch.tensor(value).to(target).item()
 
 
-@op("range", inputs=["Start", "End", "Step"], outputs=["Out"], attrs={"dtype": 3, "place_type": -1},
-    differentiable=False)
-def range_(Start, End, Step, *, dtype, place_type):
-    target = torch_dtype("range", dtype, _FLOAT + _INT)
+def _range_dtype(start):
+    """range computes in Start's dtype; a Python number is int64 or the default float."""
+    if isinstance(start, torch.Tensor):
+        name = str(start.dtype)[6:]
+        if name not in _FLOAT + _INT:
+            raise UnsupportedDtypeError(f"range: dtype {name} is not supported, expected one of "
+                                        f"{list(_FLOAT + _INT)}")
+        return start.dtype
+    return torch.int64 if isinstance(start, int) else torch.get_default_dtype()
+
+
+@op("range", inputs=["Start", "End", "Step"], outputs=["Out"], differentiable=False)
+def range_(Start, End, Step):
+    """[Start, End) by Step, in Start's dtype (End and Step are cast to it first)."""
+    target = _range_dtype(Start)
     start = _cast_scalar(_scalar(Start, "range", "Start"), target)
     end = _cast_scalar(_scalar(End, "range", "End"), target)
     step = _cast_scalar(_scalar(Step, "range", "Step"), target)
@@ -231,8 +243,8 @@ def range_(Start, End, Step, *, dtype, place_type):
         raise ValueError(f"range: the step must not be 0 (after casting to {str(target)[6:]})")
     if (end - start) / step <= 0:
         # torch refuses bounds that disagree with the step's sign; Paddle returns an empty range.
-        return torch.empty(0, dtype=target, device=device_of(place_type))
-    return torch.arange(start, end, step, dtype=target, device=device_of(place_type))
+        return torch.empty(0, dtype=target, device=current_torch_device())
+    return torch.arange(start, end, step, dtype=target, device=current_torch_device())
 
 
 def _num(value, op_type):
@@ -242,15 +254,14 @@ def _num(value, op_type):
     return num
 
 
-@op("linspace", inputs=["Start", "Stop", "Num"], outputs=["Out"], attrs={"dtype": 5, "place_type": -1},
-    differentiable=False)
-def linspace(Start, Stop, Num, *, dtype, place_type):
+@op("linspace", inputs=["Start", "Stop", "Num"], outputs=["Out"], attrs={"dtype": REQUIRED}, differentiable=False)
+def linspace(Start, Stop, Num, *, dtype):
     target = torch_dtype("linspace", dtype, _FLOAT + _INT)
     num = _num(Num, "linspace")
     if num < 0:
         raise ValueError(f"linspace: the num must be >= 0, but received {num}")
     start, stop = (_bound(_scalar(v, "linspace", s), target) for v, s in ((Start, "Start"), (Stop, "Stop")))
-    out = torch.linspace(start, stop, num, dtype=torch.float64, device=device_of(place_type))
+    out = torch.linspace(start, stop, num, dtype=torch.float64, device=current_torch_device())
     return out.to(target)
 
 
@@ -263,7 +274,8 @@ def _bound(value, target):
     return float(int(value))
 
 
-@op("logspace", inputs=["Start", "Stop", "Num", "Base"], outputs=["Out"], attrs={"dtype": 5}, differentiable=False)
+@op("logspace", inputs=["Start", "Stop", "Num", "Base"], outputs=["Out"], attrs={"dtype": REQUIRED},
+    differentiable=False)
 def logspace(Start, Stop, Num, Base, *, dtype):
     target = torch_dtype("logspace", dtype, _FLOAT + _INT)
     num = _num(Num, "logspace")
@@ -275,26 +287,28 @@ def logspace(Start, Stop, Num, Base, *, dtype):
     return torch.pow(base, exponents).to(target)
 
 
-@op("eye", inputs=[], outputs=["Out"], attrs={"num_rows": 0, "num_columns": -1, "dtype": 5, "place_type": -1},
+@op("eye", inputs=[], outputs=["Out"], attrs={"num_rows": REQUIRED, "num_columns": -1, "dtype": 5},
     differentiable=False)
-def eye(*, num_rows, num_columns, dtype, place_type):
+def eye(*, num_rows, num_columns, dtype):
     target = torch_dtype("eye", dtype, _FLOAT + _INT + _COMPLEX)
     if num_columns == -1:
         num_columns = num_rows
     if num_rows < 0 or num_columns < 0:
         raise ValueError(f"eye: num_rows and num_columns must be >= 0, got {num_rows} and {num_columns}")
-    return torch.eye(num_rows, num_columns, dtype=target, device=device_of(place_type))
+    return torch.eye(num_rows, num_columns, dtype=target, device=current_torch_device())
 
 
-@op("tril_triu", inputs=["X"], outputs=["Out"], attrs={"diagonal": 0, "lower": True})
+@op("tril_triu", inputs=["X"], outputs=["Out"], attrs={"diagonal": 0, "lower": False})
 def tril_triu(X, *, diagonal, lower):
     if X.dim() < 2:
         raise ValueError(f"tril_triu: input X must have rank >= 2, got shape {list(X.shape)}")
     return torch.tril(X, diagonal) if lower else torch.triu(X, diagonal)
 
 
-@op("assign", inputs=["X"], outputs=["Out"])
-def assign(X):
+@op("assign", inputs=["X?"], outputs=["Out"])
+def assign(X=None):
+    if X is None:   # Paddle's X is dispensable, but its kernel needs it
+        raise ValueError("assign: input X is missing")
     return X.clone()
 
 
@@ -322,7 +336,7 @@ def memcpy(X, *, dst_place_type):
                               "supported by this build of torch (no CUDA device); use CPUPlace (Variable.cpu())")
 
 
-@op("assign_value", inputs=[], outputs=["Out"], attrs={"shape": [], "dtype": 5, "values": []},
+@op("assign_value", inputs=[], outputs=["Out"], attrs={"shape": REQUIRED, "dtype": REQUIRED, "values": []},
     differentiable=False)
 def assign_value(*, shape, dtype, values):
     # Eager callers pass the NumPy array itself as ``values`` (no list round trip); a loaded program has a list.
@@ -368,7 +382,8 @@ def diag_embed(Input, *, offset, dim1, dim2):
     return torch.diag_embed(Input, offset, dim1, dim2)
 
 
-@op("diagflat", inputs=["X"], outputs=["Out"], attrs={"offset": 0})
+@op("diagflat", inputs=["X"], outputs=["Out"], attrs={"offset": 0},
+    own="Paddle 3.3.1 composes paddle.diagflat from flatten and diag_v2")
 def diagflat(X, *, offset):
     # NOTE: Paddle composes diagflat from flatten + diag_v2; one op here keeps the eager path short.
     check_input_dtype("diagflat", "X", X, _FLOAT + _INT + _COMPLEX)
@@ -404,7 +419,8 @@ def complex_(X, Y):
     return torch.complex(X, Y)
 
 
-@op("polar", inputs=["Abs", "Angle"], outputs=["Out"])
+@op("polar", inputs=["Abs", "Angle"], outputs=["Out"],
+    own="Paddle 3.3.1 composes paddle.polar from cos, sin and complex")
 def polar(Abs, Angle):
     # NOTE: Paddle composes polar from abs * cos/sin and complex; float32 with float64 promotes to complex128.
     for slot, t in (("abs", Abs), ("angle", Angle)):

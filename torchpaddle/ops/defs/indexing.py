@@ -27,9 +27,12 @@ def _flat_index(op_type, Index, exc=ValueError):
     return Index
 
 
-@op("gather", inputs=["X", "Index"], outputs=["Out"], attrs={"axis": 0, "overwrite": True}, spmd="gather")
-def gather(X, Index, *, axis, overwrite):
+@op("gather", inputs=["X", "Index", "Axis?"], outputs=["Out"], attrs={"axis": 0}, spmd="gather")
+def gather(X, Index, Axis, *, axis):
+    """Rows of X along ``axis`` (``Axis``, a one-element tensor, when a program computes it)."""
     check_index_dtype("gather", "index", Index)
+    if Axis is not None:
+        axis = int(Axis.reshape(-1)[0])
     axis = norm_axis("gather", "axis", axis, X.dim())
     Index = _flat_index("gather", Index)
     if Index.dim() == 1 and X.device.type == "cpu":
@@ -135,19 +138,15 @@ def _along_axis_checks(op_type, arr, index, axis):
     return norm_axis(op_type, "axis", axis, arr.dim(), PaddleAssertionError)
 
 
-@op("take_along_axis", inputs=["Input", "Index"], outputs=["Result"], attrs={"Axis": REQUIRED, "broadcast": True})
-def take_along_axis(Input, Index, *, Axis, broadcast):
+# NOTE: paddle.take_along_axis / put_along_axis broadcast the indices (broadcast=True) with expand ops before
+# these ops, as Paddle's Python does; the ops themselves do not broadcast.
+@op("take_along_axis", inputs=["Input", "Index"], outputs=["Result"], attrs={"Axis": REQUIRED})
+def take_along_axis(Input, Index, *, Axis):
     axis = _along_axis_checks("take_along_axis", Input, Index, Axis)
-    if broadcast:
-        shape = along_axis_shape(Input.shape, Index.shape, axis)
-        Index = Index.expand(shape)
-        shape[axis] = Input.shape[axis]
-        Input = Input.expand(shape)
-    else:
-        for d in range(Input.dim()):
-            if d != axis and Index.shape[d] > Input.shape[d]:
-                raise ValueError(f"take_along_axis: indices of shape {shape_str(Index)} exceed arr of shape "
-                                 f"{shape_str(Input)} in dim {d}")
+    for d in range(Input.dim()):
+        if d != axis and Index.shape[d] > Input.shape[d]:
+            raise ValueError(f"take_along_axis: indices of shape {shape_str(Index)} exceed arr of shape "
+                             f"{shape_str(Input)} in dim {d}")
     Index = Index.long()
     if Input.device.type == "cpu":
         try:
@@ -162,8 +161,8 @@ _REDUCE = {"assign": None, "add": "sum", "mul": "prod", "multiply": "prod", "mea
 
 
 @op("put_along_axis", inputs=["Input", "Index", "Value"], outputs=["Result"],
-    attrs={"Axis": REQUIRED, "Reduce": "assign", "include_self": True, "broadcast": True})
-def put_along_axis(Input, Index, Value, *, Axis, Reduce, include_self, broadcast):
+    attrs={"Axis": REQUIRED, "Reduce": "assign", "Include_self": True})
+def put_along_axis(Input, Index, Value, *, Axis, Reduce, Include_self):
     axis = _along_axis_checks("put_along_axis", Input, Index, Axis)
     if Reduce not in _REDUCE:
         raise ValueError(f"put_along_axis: reduce must be one of {sorted(_REDUCE)}, got {Reduce!r}")
@@ -171,9 +170,7 @@ def put_along_axis(Input, Index, Value, *, Axis, Reduce, include_self, broadcast
         Value = torch.tensor(Value, dtype=Input.dtype, device=Input.device)
     elif Value.dtype is not Input.dtype:
         raise ValueError(f"put_along_axis: values ({_dtype_name(Value)}) must have arr's dtype ({_dtype_name(Input)})")
-    if broadcast:
-        Index = Index.expand(along_axis_shape(Input.shape, Index.shape, axis))
-    if Value.dim() == 0 or broadcast:
+    if Value.dim() == 0:
         try:
             Value = Value.expand(Index.shape)
         except RuntimeError:
@@ -192,7 +189,7 @@ def put_along_axis(Input, Index, Value, *, Axis, Reduce, include_self, broadcast
     reduce = _REDUCE[Reduce]
     if reduce is None:
         return Input.scatter(axis, Index, Value)
-    return Input.scatter_reduce(axis, Index, Value, reduce, include_self=include_self)
+    return Input.scatter_reduce(axis, Index, Value, reduce, include_self=Include_self)
 
 
 @op("scatter", inputs=["X", "Ids", "Updates"], outputs=["Out"], attrs={"overwrite": True})
@@ -250,12 +247,14 @@ def masked_select(X, Mask):
     return torch.masked_select(X, Mask)
 
 
-@op("masked_fill", inputs=["X", "Mask", "Value?"], outputs=["Out"], attrs={"value": 0})
-def masked_fill(X, Mask, Value, *, value):
+@op("masked_fill", inputs=["x", "mask", "value"], outputs=["out"])
+def masked_fill(x, mask, value):
+    """x where mask is False, else value (a tensor; in eager mode a Python number too)."""
+    X, Mask, Value = x, mask, value
     if Mask.dtype is not torch.bool:
         Mask = Mask.bool()
-    if Value is None:
-        Value = torch.tensor(value, device=X.device).to(X.dtype)
+    if not isinstance(Value, torch.Tensor):
+        Value = torch.tensor(Value, device=X.device).to(X.dtype)
     elif Value.dtype is not X.dtype:
         raise ValueError(f"masked_fill: value ({_dtype_name(Value)}) must have x's dtype ({_dtype_name(X)})")
     try:
@@ -324,9 +323,9 @@ def _check_unique(op_type, X, dtype):
     return index_dtype
 
 
-@op("unique", inputs=["X"], outputs=["Out", "Indices", "Index", "Counts"],
-    attrs={"dtype": 3, "return_index": False, "return_inverse": False, "return_counts": False, "axis": (),
-           "is_sorted": True}, differentiable=False)
+@op("unique", inputs=["X"], outputs=["Out", "Indices?", "Index", "Counts?"],
+    attrs={"dtype": 3, "return_index": False, "return_inverse": False, "return_counts": False, "axis": [],
+           "is_sorted": False}, differentiable=False)
 def unique(X, *, dtype, return_index, return_inverse, return_counts, axis, is_sorted):
     index_dtype = _check_unique("unique", X, dtype)
     X = X.detach()
@@ -348,8 +347,8 @@ def unique(X, *, dtype, return_index, return_inverse, return_counts, axis, is_so
             counts.to(index_dtype) if return_counts else None)
 
 
-@op("unique_consecutive", inputs=["X"], outputs=["Out", "Index", "Counts"],
-    attrs={"dtype": 3, "return_inverse": False, "return_counts": False, "axis": ()}, differentiable=False)
+@op("unique_consecutive", inputs=["X"], outputs=["Out", "Index?", "Counts?"],
+    attrs={"dtype": 5, "return_inverse": False, "return_counts": False, "axis": []}, differentiable=False)
 def unique_consecutive(X, *, dtype, return_inverse, return_counts, axis):
     index_dtype = _check_unique("unique_consecutive", X, dtype)
     X = X.detach()
@@ -378,8 +377,8 @@ def _along(op_type, X, Index, axis, exc=AxisError, flatten=False):
     return axis, check_index_values(op_type, "index", Index, X.shape[axis]).long()
 
 
-@op("index_add", inputs=["X", "Index", "AddValue"], outputs=["Out"], attrs={"axis": 0, "alpha": 1})
-def index_add(X, Index, AddValue, *, axis, alpha):
+@op("index_add", inputs=["X", "Index", "AddValue"], outputs=["Out"], attrs={"axis": 0})
+def index_add(X, Index, AddValue, *, axis):
     axis, Index = _along("index_add", X, Index, axis)
     if AddValue.dtype is not X.dtype:
         raise ValueError(f"index_add: value ({_dtype_name(AddValue)}) must have x's dtype ({_dtype_name(X)})")
@@ -388,10 +387,11 @@ def index_add(X, Index, AddValue, *, axis, alpha):
     if list(AddValue.shape) != expected:
         raise ValueError(f"index_add: value must have shape {expected} (x {shape_str(X)}, {Index.shape[0]} indices "
                          f"on axis {axis}), got {shape_str(AddValue)}")
-    return X.index_add(axis, Index, AddValue, alpha=alpha)
+    return X.index_add(axis, Index, AddValue)
 
 
-@op("index_fill", inputs=["X", "Index", "ValueTensor?"], outputs=["Out"], attrs={"axis": 0, "value": 0})
+@op("index_fill", inputs=["X", "Index", "ValueTensor?"], outputs=["Out"], attrs={"axis": 0, "value": 0},
+    own="Paddle 3.3.1 composes paddle.index_fill from transpose and index_put")
 def index_fill(X, Index, ValueTensor, *, axis, value):
     axis, Index = _along("index_fill", X, Index, axis, ValueError, flatten=True)
     if ValueTensor is not None:
@@ -401,8 +401,9 @@ def index_fill(X, Index, ValueTensor, *, axis, value):
     return X.index_fill(axis, Index, torch.tensor(value, device=X.device).to(X.dtype))
 
 
-@op("index_put", inputs=["X", "Indices[]", "Value"], outputs=["Out"], attrs={"accumulate": False})
-def index_put(X, Indices, Value, *, accumulate):
+@op("index_put", inputs=["x", "indices[]", "value"], outputs=["out"], attrs={"accumulate": False})
+def index_put(x, indices, value, *, accumulate):
+    X, Indices, Value = x, indices, value
     if Value.dtype is not X.dtype:
         raise ValueError(f"index_put: value ({_dtype_name(Value)}) must have x's dtype ({_dtype_name(X)})")
     dim = 0
@@ -427,7 +428,8 @@ def index_put(X, Indices, Value, *, accumulate):
                          f"{exc}") from None
 
 
-@op("masked_scatter", inputs=["X", "Mask", "Value"], outputs=["Out"])
+@op("masked_scatter", inputs=["X", "Mask", "Value"], outputs=["Out"],
+    own="Paddle 3.3.1 composes paddle.masked_scatter from cumsum, gather and where")
 def masked_scatter(X, Mask, Value):
     if Mask.dtype is not torch.bool:
         raise PaddleAssertionError(f"masked_scatter: mask must be bool, got {_dtype_name(Mask)}")
@@ -446,7 +448,8 @@ def masked_scatter(X, Mask, Value):
     return X.expand(shape).masked_scatter(Mask, Value)
 
 
-@op("take", inputs=["X", "Index"], outputs=["Out"], attrs={"mode": "raise"})
+@op("take", inputs=["X", "Index"], outputs=["Out"], attrs={"mode": "raise"},
+    own="Paddle 3.3.1 composes paddle.take from flatten, clip and index_select")
 def take(X, Index, *, mode):
     if Index.dtype not in (torch.int32, torch.int64):
         raise TypeError(f"take: index must be int32 or int64, got {_dtype_name(Index)}")
@@ -470,7 +473,8 @@ def take(X, Index, *, mode):
 
 # -- scatter into views: select / slice / diagonal ------------------------------------------------------------
 
-@op("select_scatter", inputs=["X", "Values"], outputs=["Out"], attrs={"axis": REQUIRED, "index": REQUIRED})
+@op("select_scatter", inputs=["X", "Values"], outputs=["Out"], attrs={"axis": REQUIRED, "index": REQUIRED},
+    own="Paddle 3.3.1 composes paddle.select_scatter from set_value")
 def select_scatter(X, Values, *, axis, index):
     axis = norm_axis("select_scatter", "axis", axis, X.dim())
     size = X.shape[axis]
@@ -484,7 +488,8 @@ def select_scatter(X, Values, *, axis, index):
 
 
 @op("slice_scatter", inputs=["X", "Value"], outputs=["Out"],
-    attrs={"axes": REQUIRED, "starts": REQUIRED, "ends": REQUIRED, "strides": REQUIRED})
+    attrs={"axes": REQUIRED, "starts": REQUIRED, "ends": REQUIRED, "strides": REQUIRED},
+    own="Paddle 3.3.1 composes paddle.slice_scatter from set_value")
 def slice_scatter(X, Value, *, axes, starts, ends, strides):
     if not len(axes) == len(starts) == len(ends) == len(strides):
         raise ValueError(f"slice_scatter: axes, starts, ends and strides must have the same length, got {list(axes)}, "
@@ -513,7 +518,7 @@ def slice_scatter(X, Value, *, axes, starts, ends, strides):
 
 
 @op("set_value", inputs=["Input", "ValueTensor?", "StartsTensorList[]?", "EndsTensorList[]?", "StepsTensorList[]?"],
-    outputs=["Out"], attrs={"axes": REQUIRED, "starts": REQUIRED, "ends": REQUIRED, "steps": REQUIRED,
+    outputs=["Out"], attrs={"axes": REQUIRED, "starts": [], "ends": [], "steps": [],
                             "decrease_axes": [], "none_axes": [], "dtype": 5, "shape": [], "values": []})
 def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList, *, axes, starts, ends, steps,
               decrease_axes, none_axes, dtype, shape, values):
@@ -573,7 +578,8 @@ def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorL
     return out
 
 
-@op("diagonal_scatter", inputs=["X", "Y"], outputs=["Out"], attrs={"offset": 0, "axis1": 0, "axis2": 1})
+@op("diagonal_scatter", inputs=["X", "Y"], outputs=["Out"], attrs={"offset": 0, "axis1": 0, "axis2": 1},
+    own="Paddle 3.3.1 composes paddle.diagonal_scatter from fill_diagonal_tensor")
 def diagonal_scatter(X, Y, *, offset, axis1, axis2):
     a1 = norm_axis("diagonal_scatter", "axis1", axis1, X.dim())
     a2 = norm_axis("diagonal_scatter", "axis2", axis2, X.dim())

@@ -8,7 +8,8 @@ import torch
 
 from ...framework.dtype import check_binary_promotion, from_torch_dtype
 from ...framework.tensor import PaddleAssertionError
-from ..registry import InputTypeError, op
+from ..registry import InputTypeError, REQUIRED, op
+from .reduction import cast_reduce
 
 _LinAlgError = torch.linalg.LinAlgError
 _INF = float("inf")
@@ -85,6 +86,24 @@ def matmul_v2(X, Y, *, trans_x, trans_y):
         raise _product_error("matmul_v2", X, Y) from None
 
 
+@matmul_v2.grad(uses=["X", "Y"], autograd=False)
+def matmul_v2_grad(X, Y, Out_grad, *, trans_x, trans_y, needs):
+    # The grad op's kernel when it runs on its own: a matrix X (or a batch of rows) times a matrix Y, without
+    # recomputing Out; other shapes (vectors, batched Y) take the vjp of the kernel.
+    if Out_grad is None or X.dim() < 2 or Y.dim() != 2:
+        return None
+    x = X.mT if trans_x else X
+    y = Y.mT if trans_y else Y
+    grads = {}
+    if "X" in needs:
+        dx = torch.matmul(Out_grad, y.mT)
+        grads["X"] = dx.mT if trans_x else dx
+    if "Y" in needs:
+        dy = torch.matmul(x.reshape(-1, x.shape[-1]).mT, Out_grad.reshape(-1, Out_grad.shape[-1]))
+        grads["Y"] = dy.mT if trans_y else dy
+    return grads
+
+
 @op("bmm", inputs=["X", "Y"], outputs=["Out"])
 def bmm(X, Y):
     if X.dim() != 3 or Y.dim() != 3:
@@ -153,7 +172,7 @@ def multi_dot(X):
     return torch.linalg.multi_dot(X)
 
 
-@op("einsum", inputs=["Operands[]"], outputs=["Out"], attrs={"equation": ""})
+@op("einsum", inputs=["Operands[]"], outputs=["Out"], attrs={"equation": REQUIRED})
 def einsum(Operands, *, equation):
     try:
         return torch.einsum(equation, *Operands)
@@ -182,14 +201,19 @@ def _norm_axes(op_type, axes, ndim):
     return tuple(dims)
 
 
-@op("frobenius_norm", inputs=["X"], outputs=["Out"], attrs={"dim": [], "keep_dim": False, "reduce_all": False})
-def frobenius_norm(X, *, dim, keep_dim, reduce_all):
+@op("frobenius_norm", inputs=["X"], outputs=["Out"],
+    attrs={"dim": [0], "keep_dim": False, "reduce_all": False, "in_dtype": -1, "out_dtype": -1})
+def frobenius_norm(X, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    if in_dtype != -1 or out_dtype != -1:
+        return cast_reduce("frobenius_norm", X, in_dtype, out_dtype, dim=dim, keep_dim=keep_dim,
+                           reduce_all=reduce_all)
     float_only("frobenius_norm", "X", X)
     dims = None if reduce_all or not dim else _norm_axes("frobenius_norm", dim, X.dim())
     return torch.linalg.vector_norm(X, 2, dims, keep_dim)
 
 
-@op("vector_norm", inputs=["X"], outputs=["Out"], attrs={"porder": 2.0, "axis": [], "keepdim": False})
+@op("vector_norm", inputs=["X"], outputs=["Out"], attrs={"porder": 2.0, "axis": [], "keepdim": False},
+    own="Paddle 3.3.1 composes paddle.linalg.vector_norm from p_norm and reductions")
 def vector_norm(X, *, porder, axis, keepdim):
     """Composite in Paddle (abs, pow, reduce_sum, pow): a vector norm over several axes."""
     float_only("vector_norm", "X", X)
@@ -199,7 +223,8 @@ def vector_norm(X, *, porder, axis, keepdim):
 _MATRIX_ORDERS = ("nuc", 1, -1, 2, -2, _INF, -_INF)
 
 
-@op("matrix_norm", inputs=["X"], outputs=["Out"], attrs={"porder": "nuc", "axis": [-2, -1], "keepdim": False})
+@op("matrix_norm", inputs=["X"], outputs=["Out"], attrs={"porder": "nuc", "axis": [-2, -1], "keepdim": False},
+    own="Paddle 3.3.1 composes paddle.linalg.matrix_norm from svd, p_norm and reductions")
 def matrix_norm(X, *, porder, axis, keepdim):
     """Composite in Paddle (svd or abs/reduce ops): nuclear, spectral and induced 1/inf matrix norms."""
     if porder not in _MATRIX_ORDERS or isinstance(porder, bool):
@@ -224,7 +249,8 @@ def dist(X, Y, *, p):
     return torch.linalg.vector_norm(diff, p)
 
 
-@op("cond", inputs=["X"], outputs=["Out"], attrs={"p": 2.0})
+@op("cond", inputs=["X"], outputs=["Out"], attrs={"p": 2.0},
+    own="Paddle 3.3.1 composes paddle.linalg.cond from svd or inverse and norms")
 def cond(X, *, p):
     """Composite in Paddle: the condition number from singular values, or norm(X) * norm(inv(X))."""
     if p not in ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF) or isinstance(p, bool):
@@ -268,7 +294,7 @@ def inverse(Input):
         raise ValueError(f"inverse: Input{list(Input.shape)} is not invertible") from None
 
 
-@op("matrix_power", inputs=["X"], outputs=["Out"], attrs={"n": 1})
+@op("matrix_power", inputs=["X"], outputs=["Out"], attrs={"n": REQUIRED})
 def matrix_power(X, *, n):
     matrix("matrix_power", "X", X)
     float_only("matrix_power", "X", X)
@@ -301,8 +327,9 @@ def svd(X, *, full_matrices):
     return tuple(torch.linalg.svd(X, full_matrices=full_matrices))
 
 
-@op("svdvals", inputs=["X"], outputs=["S"])
-def svdvals(X):
+@op("svdvals", inputs=["x"], outputs=["s"])
+def svdvals(x):
+    X = x
     matrix("svdvals", "X", X, square=False)
     float_only("svdvals", "X", X)
     return torch.linalg.svdvals(X)
@@ -354,8 +381,9 @@ def eigvals(X):
         return torch.linalg.eigvals(X)
 
 
-@op("lu", inputs=["X"], outputs=["Out", "Pivots", "Infos"], attrs={"pivot": True})
-def lu(X, *, pivot):
+@op("lu", inputs=["X"], outputs=["Out", "Pivots", "Infos"], attrs={"pivots": True})
+def lu(X, *, pivots):
+    pivot = pivots
     matrix("lu", "X", X, square=False)
     if not pivot:
         raise ValueError("lu: LU factorization without pivoting is not implemented on the CPU (pivot=False)")
@@ -379,7 +407,8 @@ def lu_unpack(X, Pivots, *, unpack_ludata, unpack_pivots):
     return (P if unpack_pivots else empty), (L if unpack_ludata else empty), (U if unpack_ludata else empty)
 
 
-@op("pinv", inputs=["X"], outputs=["Out"], attrs={"rcond": 1e-15, "hermitian": False})
+@op("pinv", inputs=["X"], outputs=["Out"], attrs={"rcond": 1e-15, "hermitian": False},
+    own="Paddle 3.3.1 composes paddle.linalg.pinv from svd or eigh and matmul")
 def pinv(X, *, rcond, hermitian):
     """Composite in Paddle (svd or eigh, then matmul)."""
     matrix("pinv", "X", X, square=hermitian)
@@ -399,9 +428,10 @@ def matrix_rank(X, TolTensor, *, tol, use_default_tol, hermitian):
     return torch.linalg.matrix_rank(X, atol=tol, rtol=0.0, hermitian=hermitian)
 
 
-@op("matrix_rank_atol_rtol", inputs=["X", "Atol?", "Rtol?"], outputs=["Out"], attrs={"hermitian": False},
+@op("matrix_rank_atol_rtol", inputs=["x", "atol", "rtol?"], outputs=["out"], attrs={"hermitian": False},
     differentiable=False)
-def matrix_rank_atol_rtol(X, Atol, Rtol, *, hermitian):
+def matrix_rank_atol_rtol(x, atol, rtol, *, hermitian):
+    X, Atol, Rtol = x, atol, rtol
     matrix("matrix_rank", "X", X, square=hermitian)
     float_only("matrix_rank", "X", X)
     return torch.linalg.matrix_rank(X, atol=Atol, rtol=Rtol, hermitian=hermitian)
@@ -409,18 +439,19 @@ def matrix_rank_atol_rtol(X, Atol, Rtol, *, hermitian):
 
 # -- solvers --------------------------------------------------------------------------------------------------
 
-@op("solve", inputs=["X", "Y"], outputs=["Out"], attrs={"left": True})
-def solve(X, Y, *, left):
+# NOTE: paddle.linalg.solve(left=False) transposes X and Y (and the result) around this op, as Paddle does.
+@op("solve", inputs=["X", "Y"], outputs=["Out"])
+def solve(X, Y):
     matrix("solve", "X", X)
     vector_rhs = Y.dim() == 1 or (Y.dim() == X.dim() - 1 and Y.shape == X.shape[:-1])
-    rows = Y.shape[-1] if vector_rhs or not left else Y.shape[-2]
+    rows = Y.shape[-1] if vector_rhs else Y.shape[-2]
     if Y.dim() == 0 or rows != X.shape[-1]:
         raise ValueError(f"solve: X{list(X.shape)} and Y{list(Y.shape)} do not fit: X's size "
-                         f"{X.shape[-1]} must equal Y's {'rows' if left else 'columns'}")
+                         f"{X.shape[-1]} must equal Y's rows")
     float_only("solve", "X", X)
     same_dtype("solve", X, Y)
     try:
-        return torch.linalg.solve(X, Y, left=left)
+        return torch.linalg.solve(X, Y)
     except _LinAlgError:
         raise ValueError(f"solve: X{list(X.shape)} is not invertible") from None
     except RuntimeError:
@@ -464,8 +495,8 @@ def cholesky_solve(X, Y, *, upper):
                          f"cannot broadcast") from None
 
 
-@op("lstsq", inputs=["X", "Y"], outputs=["Solution", "Residuals", "Rank", "SingularValues"],
-    attrs={"rcond": 0.0, "driver": "gelsy"}, differentiable=False)
+@op("lstsq", inputs=["X", "Y"], outputs=["Solution", "Residuals?", "Rank", "SingularValues"],
+    attrs={"rcond": 0.0, "driver": "gels"}, differentiable=False)
 def lstsq(X, Y, *, rcond, driver):
     matrix("lstsq", "X", X, square=False)
     matrix("lstsq", "Y", Y, square=False)
@@ -533,13 +564,15 @@ def _covariance(X, Fweights, Aweights, rowvar, ddof):
     return (out / factor).squeeze()
 
 
-@op("cov", inputs=["X", "Fweights?", "Aweights?"], outputs=["Out"], attrs={"rowvar": True, "ddof": True})
+@op("cov", inputs=["X", "Fweights?", "Aweights?"], outputs=["Out"], attrs={"rowvar": True, "ddof": True},
+    own="Paddle 3.3.1 composes paddle.linalg.cov from mean, matmul and elementwise ops")
 def cov(X, Fweights, Aweights, *, rowvar, ddof):
     """Composite in Paddle: NumPy's covariance with optional frequency and analytic weights."""
     return _covariance(X, Fweights, Aweights, rowvar, ddof)
 
 
-@op("corrcoef", inputs=["X"], outputs=["Out"], attrs={"rowvar": True})
+@op("corrcoef", inputs=["X"], outputs=["Out"], attrs={"rowvar": True},
+    own="Paddle 3.3.1 composes paddle.linalg.corrcoef from cov")
 def corrcoef(X, *, rowvar):
     """Composite in Paddle: Pearson correlation coefficients, clipped to [-1, 1]."""
     c = _covariance(X, None, None, rowvar, True)

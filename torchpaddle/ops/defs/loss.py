@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from ...framework.dtype import check_binary_promotion, from_torch_dtype
-from ..registry import op
+from ..registry import REQUIRED, op
 from .activation import check_axis, float_only
 from .manipulation import is_meta
 
@@ -75,6 +75,22 @@ def softmax_with_cross_entropy(Logits, Label, *, soft_label, ignore_index, numer
     return softmax, torch.where(valid, -picked, 0.0)
 
 
+@softmax_with_cross_entropy.grad(uses=["Softmax", "Label"], autograd=False)
+def softmax_with_cross_entropy_grad(Softmax, Label, Softmax_grad, Loss_grad, *, soft_label, ignore_index,
+                                    numeric_stable_mode, axis, use_softmax):
+    # As Paddle's kernel, from Softmax and Label (a grad op run on its own needs no recompute); a gradient
+    # flowing into Softmax too takes the vjp of the kernel.
+    if not use_softmax or Softmax_grad is not None or Loss_grad is None:
+        return None
+    axis = check_axis("softmax_with_cross_entropy_grad", axis, Softmax.dim())
+    if soft_label:
+        return {"Logits": (Softmax * Label.sum(axis, keepdim=True) - Label) * Loss_grad}
+    label = Label.to(torch.int64)
+    valid = label != ignore_index
+    picked = torch.zeros_like(Softmax).scatter_(axis, torch.where(valid, label, 0), 1.0)
+    return {"Logits": (Softmax - picked) * (Loss_grad * valid)}
+
+
 @op("bce_loss", inputs=["X", "Label"], outputs=["Out"])
 def bce_loss(X, Label):
     float_only("bce_loss", X)
@@ -110,7 +126,7 @@ def sigmoid_cross_entropy_with_logits(X, Label, pos_weight, *, normalize, ignore
     return out
 
 
-@op("huber_loss", inputs=["X", "Y"], outputs=["Out", "Residual"], attrs={"delta": 1.0})
+@op("huber_loss", inputs=["X", "Y"], outputs=["Out", "Residual"], attrs={"delta": REQUIRED})
 def huber_loss(X, Y, *, delta):
     float_only("huber_loss", X)
     same_shape("huber_loss", X, Y, ("X", "Y"))
@@ -122,7 +138,7 @@ def huber_loss(X, Y, *, delta):
     return F.huber_loss(X, Y, reduction="none", delta=delta), Y - X
 
 
-@op("log_loss", inputs=["Predicted", "Labels"], outputs=["Loss"], attrs={"epsilon": 1e-4})
+@op("log_loss", inputs=["Predicted", "Labels"], outputs=["Loss"], attrs={"epsilon": REQUIRED})
 def log_loss(Predicted, Labels, *, epsilon):
     float_only("log_loss", Predicted, "Predicted")
     if Predicted.dim() != 2 or Predicted.shape[1] != 1:
@@ -227,9 +243,13 @@ def warpctc(Logits, Label, LogitsLength, LabelLength, *, blank, norm_by_times):
     return None, loss.unsqueeze(1)
 
 
+# trainer_id, height_sections, epmap and table_names place W on parameter servers (remote prefetch); torchpaddle
+# has none, so W is always local and they are kept for the program only
 @op("hierarchical_sigmoid", inputs=["X", "W", "Label", "PathTable?", "PathCode?", "Bias?"],
-    outputs=["Out", "PreOut", "W_Out"], attrs={"num_classes": 2, "is_sparse": False})
-def hierarchical_sigmoid(X, W, Label, PathTable, PathCode, Bias, *, num_classes, is_sparse):
+    outputs=["Out", "PreOut", "W_Out"],
+    attrs={"num_classes": 2, "trainer_id": 0, "height_sections": [], "epmap": [], "table_names": [],
+           "is_sparse": False})
+def hierarchical_sigmoid(X, W, Label, PathTable, PathCode, Bias, *, num_classes, is_sparse, **_servers):
     float_only("hierarchical_sigmoid", X)
     if X.dim() != 2 or W.dim() != 2 or W.shape[1] != X.shape[1]:
         raise ValueError(f"hierarchical_sigmoid: X must be [N, D] and W [num_nodes, D], got {list(X.shape)} and "

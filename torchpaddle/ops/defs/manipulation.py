@@ -75,7 +75,7 @@ def same_dtype(op_type, tensors, slot="X", exc=ValueError):
 
 # -- cast / shape queries ---------------------------------------------------------------------------------
 
-@op("cast", inputs=["X"], outputs=["Out"], attrs={"in_dtype": -1, "out_dtype": REQUIRED})
+@op("cast", inputs=["X"], outputs=["Out"], attrs={"in_dtype": REQUIRED, "out_dtype": REQUIRED})
 def cast(X, *, in_dtype, out_dtype):
     return X.to(_dtype._FROM_PROTO[out_dtype].torch)
 
@@ -154,7 +154,7 @@ def shape_values(op_type, slot, tensors):
     return out
 
 
-@op("reshape2", inputs=["X", "Shape?", "ShapeTensor[]?"], outputs=["Out"], attrs={"shape": REQUIRED},
+@op("reshape2", inputs=["X", "Shape?", "ShapeTensor[]?"], outputs=["Out"], attrs={"shape": []},
     spmd="reshape")
 def reshape2(X, Shape, ShapeTensor, *, shape):
     """``ShapeTensor`` (one tensor per dim), else ``Shape`` (one tensor), else the ``shape`` attr: a static program
@@ -193,8 +193,9 @@ def _reshape2_infer(X, Shape, ShapeTensor, *, shape):
     return dims, X.dtype
 
 
-@op("view_shape", inputs=["X"], outputs=["Out"], attrs={"dims": REQUIRED})
-def view_shape(X, *, dims):
+@op("view_shape", inputs=["input"], outputs=["out"], attrs={"dims": []})
+def view_shape(input, *, dims):
+    X = input
     if 0 in dims:
         # NOTE: unlike reshape, Paddle's view gives 0 no "copy this dim" meaning and rejects it.
         raise InvalidInputError(f"view: shape {list(dims)} holds 0, which view does not accept")
@@ -206,8 +207,9 @@ def view_shape(X, *, dims):
                          f"viewed as {list(dims)}; use reshape") from None
 
 
-@op("view_dtype", inputs=["X"], outputs=["Out"], attrs={"dtype": REQUIRED})
-def view_dtype(X, *, dtype):
+@op("view_dtype", inputs=["input"], outputs=["out"], attrs={"dtype": REQUIRED})
+def view_dtype(input, *, dtype):
+    X = input
     target = _dtype._FROM_PROTO[dtype].torch
     old, new = X.element_size(), target.itemsize
     if new > old and (X.dim() == 0 or X.shape[-1] % (new // old)):
@@ -243,7 +245,7 @@ def squeeze2(X, *, axes):
     return X.squeeze(dims) if dims or axes else X.squeeze()
 
 
-@op("unsqueeze2", inputs=["X"], outputs=["Out"], attrs={"axes": REQUIRED}, spmd="unsqueeze")
+@op("unsqueeze2", inputs=["X"], outputs=["Out"], attrs={"axes": []}, spmd="unsqueeze")
 def unsqueeze2(X, *, axes):
     out = X
     for a in axes:
@@ -256,7 +258,7 @@ def unsqueeze2(X, *, axes):
     return out
 
 
-@op("flatten_contiguous_range", inputs=["X"], outputs=["Out"], attrs={"start_axis": 1, "stop_axis": 1},
+@op("flatten_contiguous_range", inputs=["X"], outputs=["Out"], attrs={"start_axis": REQUIRED, "stop_axis": REQUIRED},
     spmd="flatten")
 def flatten_contiguous_range(X, *, start_axis, stop_axis):
     ndim = X.dim()
@@ -316,7 +318,7 @@ def expand_target(op_type, in_shape, shape):
     return out
 
 
-@op("expand_v2", inputs=["X", "Shape?", "expand_shapes_tensor[]?"], outputs=["Out"], attrs={"shape": REQUIRED},
+@op("expand_v2", inputs=["X", "Shape?", "expand_shapes_tensor[]?"], outputs=["Out"], attrs={"shape": []},
     spmd="expand")
 def expand_v2(X, Shape, expand_shapes_tensor, *, shape):
     """The target shape from ``expand_shapes_tensor`` (one tensor per dim), else ``Shape``, else the attr (a
@@ -349,7 +351,7 @@ def expand_as_v2(X, Y, *, target_shape):
     return X.expand(expand_target("expand_as", list(X.shape), target))
 
 
-@op("tile", inputs=["X"], outputs=["Out"], attrs={"repeat_times": REQUIRED}, spmd="tile")
+@op("tile", inputs=["X"], outputs=["Out"], attrs={"repeat_times": []}, spmd="tile")
 def tile(X, *, repeat_times):
     for r in repeat_times:
         if r < 0:
@@ -368,7 +370,7 @@ def flip(X, *, axis):
     return X.flip(dims) if dims else X.clone()
 
 
-@op("roll", inputs=["X"], outputs=["Out"], attrs={"shifts": REQUIRED, "axis": ()})
+@op("roll", inputs=["X"], outputs=["Out"], attrs={"shifts": [], "axis": ()})
 def roll(X, *, shifts, axis):
     if not axis:
         if len(shifts) != 1:
@@ -478,7 +480,7 @@ def _slice_checks(op_type, X, axes, lists):
 
 
 @op("slice", inputs=["Input"], outputs=["Out"],
-    attrs={"axes": REQUIRED, "starts": REQUIRED, "ends": REQUIRED, "infer_flags": (), "decrease_axis": ()},
+    attrs={"axes": REQUIRED, "starts": [], "ends": [], "infer_flags": (), "decrease_axis": ()},
     spmd="slice")
 def slice_(Input, *, axes, starts, ends, infer_flags, decrease_axis):
     axes = [a + Input.dim() if a < 0 else a for a in axes]
@@ -500,7 +502,7 @@ def strided_bounds(size, start, end, step):
 
 
 @op("strided_slice", inputs=["Input"], outputs=["Out"],
-    attrs={"axes": REQUIRED, "starts": REQUIRED, "ends": REQUIRED, "strides": REQUIRED, "infer_flags": (),
+    attrs={"axes": REQUIRED, "starts": [], "ends": [], "strides": [], "infer_flags": (),
            "decrease_axis": ()})
 def strided_slice(Input, *, axes, starts, ends, strides, infer_flags, decrease_axis):
     axes = [a + Input.dim() if a < 0 else a for a in axes]
@@ -603,7 +605,8 @@ def as_real(X):
 
 # -- strided views and broadcasting ---------------------------------------------------------------------------
 
-@op("tensor_unfold", inputs=["X"], outputs=["Out"], attrs={"axis": REQUIRED, "size": REQUIRED, "step": REQUIRED})
+@op("tensor_unfold", inputs=["X"], outputs=["Out"], attrs={"axis": REQUIRED, "size": REQUIRED, "step": REQUIRED},
+    own="Tensor.unfold is a PIR-only op (no OpProto) in Paddle 3.3.1")
 def tensor_unfold(X, *, axis, size, step):
     if step <= 0:
         raise ValueError(f"unfold: step must be positive, got {step}")
@@ -617,8 +620,9 @@ def tensor_unfold(X, *, axis, size, step):
     return X.unfold(axis, size, step)
 
 
-@op("as_strided", inputs=["X"], outputs=["Out"], attrs={"dims": REQUIRED, "stride": REQUIRED, "offset": 0})
-def as_strided(X, *, dims, stride, offset):
+@op("as_strided", inputs=["input"], outputs=["out"], attrs={"dims": [], "stride": [], "offset": 0})
+def as_strided(input, *, dims, stride, offset):
+    X = input
     if len(dims) != len(stride) or any(d < 0 for d in dims) or any(s < 0 for s in stride) or offset < 0:
         raise ValueError(f"as_strided: shape {list(dims)}, stride {list(stride)} and offset {offset} must be "
                          f"non-negative and of equal length")

@@ -4,7 +4,7 @@ import torch
 
 from ...framework.dtype import check_binary_promotion, from_torch_dtype
 from ...framework.tensor import PaddleAssertionError
-from ..registry import op
+from ..registry import REQUIRED, op
 
 
 class KernelDtypeError(TypeError, RuntimeError):
@@ -72,6 +72,11 @@ _KEEP_MATH = [
 _BOOL_TO_BOOL = ("deg2rad", "rad2deg")
 
 
+# math Paddle's Python API composes from other ops; one op each here
+_COMPOSED = {"deg2rad": "Paddle 3.3.1 composes paddle.deg2rad from scale and cast",
+             "rad2deg": "Paddle 3.3.1 composes paddle.rad2deg from scale and cast"}
+
+
 def _register_float(op_type, fn, complex_ok):
     if op_type in _BOOL_TO_BOOL:
         def kernel(X):
@@ -84,7 +89,7 @@ def _register_float(op_type, fn, complex_ok):
                 return fn(X)
             return fn(float_input(op_type, X, complex_ok))
     kernel.__name__ = op_type
-    op(op_type, spmd="elementwise")(kernel)
+    op(op_type, spmd="elementwise", own=_COMPOSED.get(op_type))(kernel)
 
 
 def _register_keep(op_type, fn, complex_ok):
@@ -127,7 +132,7 @@ def round_(X, *, decimals):
     return torch.round(X, decimals=decimals)
 
 
-@op("frac", spmd="elementwise")
+@op("frac", spmd="elementwise", own='Paddle 3.3.1 composes paddle.frac from other ops')
 def frac(X):
     if X.dtype is torch.bool or X.is_complex():
         raise TypeError(f"frac: input X must be a float or integer tensor, got {from_torch_dtype(X.dtype).name}")
@@ -141,12 +146,13 @@ def stanh(X, *, scale_a, scale_b):
     return scale_b * torch.tanh(scale_a * float_input("stanh", X))
 
 
-@op("logit", attrs={"eps": None}, spmd="elementwise")
+@op("logit", attrs={"eps": 1e-6}, spmd="elementwise")
 def logit(X, *, eps):
     return torch.logit(float_input("logit", X, complex_ok=False), eps)
 
 
-@op("nan_to_num", attrs={"nan": 0.0, "posinf": None, "neginf": None}, spmd="elementwise")
+@op("nan_to_num", attrs={"nan": 0.0, "posinf": None, "neginf": None}, spmd="elementwise",
+    own="Paddle 3.3.1 composes paddle.nan_to_num from where ops")
 def nan_to_num(X, *, nan, posinf, neginf):
     if not X.is_floating_point():
         raise PaddleAssertionError(f"nan_to_num: input X must be a float tensor, got {from_torch_dtype(X.dtype).name}")
@@ -193,7 +199,7 @@ def scale(X, ScaleTensor, *, scale, bias, bias_after_scale):
     return X * scale + bias if bias_after_scale else (X + bias) * scale
 
 
-@op("clip", inputs=["X", "Min?", "Max?"], attrs={"min": float("-inf"), "max": float("inf")},
+@op("clip", inputs=["X", "Min?", "Max?"], attrs={"min": REQUIRED, "max": REQUIRED},
     spmd="elementwise")
 def clip(X, Min, Max, *, min, max):
     if X.dtype is torch.bool or X.is_complex():
@@ -256,7 +262,7 @@ def atan2(X1, X2):
     return _binary_broadcast("atan2", torch.atan2, X1, X2)
 
 
-@op("hypot", inputs=["X", "Y"], spmd="elementwise")
+@op("hypot", inputs=["X", "Y"], spmd="elementwise", own="Paddle 3.3.1 composes paddle.hypot from square, add and sqrt")
 def hypot(X, Y):
     if X.dtype is not Y.dtype:
         check_binary_promotion("hypot", X.dtype, Y.dtype)
@@ -304,7 +310,8 @@ def _gcd_family(op_type, fn, float_fn):
             raise dtype_error(op_type, "X", X.dtype, "integer and float")
         return _binary_broadcast(op_type, float_fn if X.is_floating_point() else fn, X, Y)
     kernel.__name__ = op_type
-    op(op_type, inputs=["X", "Y"], spmd="elementwise", differentiable=False)(kernel)
+    op(op_type, inputs=["X", "Y"], spmd="elementwise", differentiable=False,
+       own=f"Paddle 3.3.1 composes paddle.{op_type} from a while loop of remainder ops")(kernel)
 
 
 _gcd_family("gcd", torch.gcd, _float_gcd)
@@ -322,20 +329,22 @@ class _ShapeError(ValueError, RuntimeError):
     """Paddle's PreconditionNotMet: a RuntimeError there, a ValueError by convention."""
 
 
-@op("isclose", inputs=["Input", "Other"], attrs={"rtol": 1e-05, "atol": 1e-08, "equal_nan": False},
-    spmd="elementwise", differentiable=False)
+# NOTE: Paddle's rtol and atol attributes are strings ("1e-5"), so that a program keeps them exactly.
+_CLOSE_ATTRS = {"rtol": "1e-5", "atol": "1e-8", "equal_nan": False}
+
+
+@op("isclose", inputs=["Input", "Other"], attrs=_CLOSE_ATTRS, spmd="elementwise", differentiable=False)
 def isclose(Input, Other, *, rtol, atol, equal_nan):
     _check_close_inputs("isclose", Input, Other)
     if not (Input.is_floating_point() or Input.is_complex()):
         raise dtype_error("isclose", "Input", Input.dtype, "float and complex")
-    return torch.isclose(Input, Other, rtol, atol, equal_nan)
+    return torch.isclose(Input, Other, float(rtol), float(atol), equal_nan)
 
 
-@op("allclose", inputs=["Input", "Other"], attrs={"rtol": 1e-05, "atol": 1e-08, "equal_nan": False},
-    differentiable=False)
+@op("allclose", inputs=["Input", "Other"], attrs=_CLOSE_ATTRS, differentiable=False)
 def allclose(Input, Other, *, rtol, atol, equal_nan):
     _check_close_inputs("allclose", Input, Other)
-    return torch.isclose(Input, Other, rtol, atol, equal_nan).all()
+    return torch.isclose(Input, Other, float(rtol), float(atol), equal_nan).all()
 
 
 @op("equal_all", inputs=["X", "Y"], differentiable=False)
@@ -346,7 +355,7 @@ def equal_all(X, Y):
     return torch.tensor(torch.equal(X, Y), device=X.device)
 
 
-@op("inner", inputs=["X", "Y"])
+@op("inner", inputs=["X", "Y"], own="Paddle 3.3.1 composes paddle.inner from reshape and matmul")
 def inner(X, Y):
     same_dtype("inner", X, Y)
     if X.dim() and Y.dim() and X.shape[-1] != Y.shape[-1]:
@@ -354,7 +363,7 @@ def inner(X, Y):
     return torch.inner(X, Y)
 
 
-@op("outer", inputs=["X", "Y"])
+@op("outer", inputs=["X", "Y"], own="Paddle 3.3.1 composes paddle.outer from reshape and multiply")
 def outer(X, Y):
     if X.dtype is not Y.dtype:
         check_binary_promotion("outer", X.dtype, Y.dtype)

@@ -46,7 +46,8 @@ def dropout(X, Seed, *, dropout_prob, is_test, dropout_implementation, seed, fix
     return out, mask.view(torch.uint8)
 
 
-@op("dropout_nd", inputs=["X", "Seed?"], outputs=["Out", "Mask"], attrs=dict(_DROPOUT_ATTRS, axis=[]))
+@op("dropout_nd", inputs=["X", "Seed?"], outputs=["Out", "Mask"], attrs=dict(_DROPOUT_ATTRS, axis=[]),
+    own="Paddle 3.3.1 composes F.dropout with an axis from uniform_random and elementwise ops")
 def dropout_nd(X, Seed, *, dropout_prob, is_test, dropout_implementation, seed, fix_seed, axis):
     """Dropout whose mask is shared along every dimension not in ``axis`` (dropout2d/3d drop whole maps)."""
     if X.dtype is torch.bool or X.is_complex():
@@ -78,11 +79,30 @@ def dropout_nd(X, Seed, *, dropout_prob, is_test, dropout_implementation, seed, 
     return out, mask.view(torch.uint8)
 
 
+def _dropout_grad(Mask, Out_grad, *, dropout_prob, is_test, dropout_implementation, **_):
+    # As Paddle's dropout_grad, from the Mask the forward drew: a recompute would draw another.
+    if Out_grad is None or not Out_grad.is_floating_point():
+        return None
+    p = dropout_prob
+    upscale = dropout_implementation == "upscale_in_train"
+    if is_test:
+        return {"X": Out_grad if upscale else Out_grad * (1.0 - p)}
+    if p >= 1.0:
+        return {"X": torch.zeros_like(Out_grad)}
+    keep = Mask.to(Out_grad.dtype)
+    return {"X": Out_grad * keep / (1.0 - p) if upscale else Out_grad * keep}
+
+
+dropout.grad(uses=["Mask"], autograd=False)(_dropout_grad)
+dropout_nd.grad(uses=["Mask"], autograd=False)(_dropout_grad)
+
+
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-@op("alpha_dropout", attrs={"p": 0.5, "is_test": False, "feature": False})
+@op("alpha_dropout", attrs={"p": 0.5, "is_test": False, "feature": False},
+    own="Paddle 3.3.1 composes F.alpha_dropout from uniform_random and elementwise ops")
 def alpha_dropout(X, *, p, is_test, feature):
     """Dropout that keeps SELU's self-normalising mean and variance (no legacy Paddle op; Paddle composes it)."""
     float_only("alpha_dropout", X)
@@ -139,7 +159,7 @@ def embedding_with_scaled_gradient(x, weight, *, padding_idx):
 
 
 @op("embedding_renorm", inputs=["x", "weight"], outputs=["out"], attrs={"max_norm": 1.0, "norm_type": 2.0},
-    differentiable=False)
+    differentiable=False, own="F.embedding's max_norm renormalisation is a PIR-only op (no OpProto) in Paddle 3.3.1")
 def embedding_renorm(x, weight, *, max_norm, norm_type):
     """Rescale, in place, the rows of ``weight`` that ``x`` looks up whose norm exceeds ``max_norm``."""
     _check_ids("embedding_renorm", x, weight)

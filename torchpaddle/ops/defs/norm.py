@@ -36,7 +36,7 @@ def _group_norm(x, groups, weight, bias, epsilon):
 
 
 @op("batch_norm", inputs=["X", "Scale?", "Bias?", "Mean", "Variance"],
-    outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"],
+    outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace?"],
     attrs={"momentum": 0.9, "epsilon": 1e-5, "data_layout": "NCHW", "is_test": False, "use_global_stats": False,
            "trainable_statistics": False, "fuse_with_relu": False})
 def batch_norm(X, Scale, Bias, Mean, Variance, *, momentum, epsilon, data_layout, is_test, use_global_stats,
@@ -70,6 +70,29 @@ def batch_norm(X, Scale, Bias, Mean, Variance, *, momentum, epsilon, data_layout
     if fuse_with_relu:
         y = torch.relu(y)
     return _restore(y, data_layout), Mean, Variance, saved_mean, saved_invstd, None
+
+
+@batch_norm.grad(uses=["X", "Scale", "Mean", "Variance", "SavedMean", "SavedVariance", "Y"], autograd=False)
+def batch_norm_grad(X, Scale, Mean, Variance, SavedMean, SavedVariance, Y, Y_grad, *, momentum, epsilon, data_layout,
+                    is_test, use_global_stats, trainable_statistics, fuse_with_relu, needs, **_):
+    # As Paddle's batch_norm_grad, from the saved batch statistics: a recompute of the forward would update the
+    # running statistics a second time.
+    if Y_grad is None:
+        return {}
+    if fuse_with_relu:
+        Y_grad = Y_grad * (Y > 0)
+    x, g = _channel_first(X, data_layout), _channel_first(Y_grad, data_layout)
+    weight = None if Scale is None else Scale.detach().to(X.dtype)
+    train = not (use_global_stats or (is_test and not trainable_statistics))
+    stats = (None, None, SavedMean, SavedVariance) if train else (Mean.to(X.dtype), Variance.to(X.dtype), None, None)
+    mask = ["X" in needs, "Scale" in needs and weight is not None, "Bias" in needs]
+    dx, dw, db = torch.ops.aten.native_batch_norm_backward(g, x, weight, *stats, train, epsilon, mask)
+    grads = {"X": None if dx is None else _restore(dx, data_layout)}
+    if dw is not None:
+        grads["Scale"] = dw.to(Scale.dtype)
+    if db is not None:
+        grads["Bias"] = db.to(X.dtype if Scale is None else Scale.dtype)
+    return grads
 
 
 @op("layer_norm", inputs=["X", "Scale?", "Bias?"], outputs=["Y", "Mean", "Variance"],
@@ -108,7 +131,7 @@ def instance_norm(X, Scale, Bias, *, epsilon):
 
 
 @op("group_norm", inputs=["X", "Scale?", "Bias?"], outputs=["Y", "Mean", "Variance"],
-    attrs={"epsilon": 1e-5, "groups": 1, "data_layout": "NCHW"})
+    attrs={"epsilon": 1e-5, "groups": -1, "data_layout": "NCHW"})
 def group_norm(X, Scale, Bias, *, epsilon, groups, data_layout):
     float_only("group_norm", X)
     if X.dim() < 2:
@@ -124,7 +147,8 @@ def group_norm(X, Scale, Bias, *, epsilon, groups, data_layout):
     return _restore(_group_norm(x, groups, Scale, Bias, epsilon), data_layout), None, None
 
 
-@op("local_response_norm", attrs={"size": 5, "alpha": 1e-4, "beta": 0.75, "k": 1.0, "data_format": "NCHW"})
+@op("local_response_norm", attrs={"size": 5, "alpha": 1e-4, "beta": 0.75, "k": 1.0, "data_format": "NCHW"},
+    own="Paddle 3.3.1 composes F.local_response_norm from pad, avg pooling and elementwise ops")
 def local_response_norm(X, *, size, alpha, beta, k, data_format):
     """Paddle composes this from pad + avg_pool (it has no single op); the window is
     [c - size//2, c + (size-1)//2] and alpha scales the window's mean square, as torch's does."""

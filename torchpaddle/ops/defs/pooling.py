@@ -10,7 +10,7 @@ avg) or 0 (non-exclusive avg), as Paddle's kernels do.
 import torch
 import torch.nn.functional as F
 
-from ..registry import op
+from ..registry import REQUIRED, op
 from .conv import check_float, check_positive, from_channel_first, padding_pairs, to_channel_first, torch_pad
 
 _MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
@@ -174,20 +174,21 @@ def _max_pool_with_index(op_type, nd, X, ksize, global_pooling, strides, padding
     return values, index.to(torch.int32)
 
 
-_POOL_ATTRS = {"pooling_type": "max", "ksize": [1, 1], "global_pooling": False, "strides": [1, 1],
+# Paddle's defaults; use_cudnn only says which kernel Paddle picks on a GPU
+_POOL_ATTRS = {"pooling_type": "", "ksize": REQUIRED, "global_pooling": False, "strides": [1, 1],
                "paddings": [0, 0], "exclusive": True, "adaptive": False, "ceil_mode": False,
-               "data_format": "NCHW", "padding_algorithm": "EXPLICIT"}
-_INDEX_ATTRS = {"ksize": [1, 1], "global_pooling": False, "strides": [1, 1], "paddings": [0, 0],
+               "data_format": "NCHW", "padding_algorithm": "EXPLICIT", "use_cudnn": False}
+_INDEX_ATTRS = {"ksize": REQUIRED, "global_pooling": False, "strides": [1, 1], "paddings": [0, 0],
                 "adaptive": False, "ceil_mode": False}
 
 
 def _register(op_type, nd):
     attrs = dict(_POOL_ATTRS)
     if nd == 3:
-        attrs.update(ksize=[1, 1, 1], strides=[1, 1, 1], paddings=[0, 0, 0], data_format="NCDHW")
+        attrs.update(strides=[1, 1, 1], paddings=[0, 0, 0], data_format="NCDHW")
 
     def kernel(X, *, pooling_type, ksize, global_pooling, strides, paddings, exclusive, adaptive, ceil_mode,
-               data_format, padding_algorithm):
+               data_format, padding_algorithm, use_cudnn):
         return _pool(op_type, nd, X, pooling_type, ksize, global_pooling, strides, paddings, exclusive, adaptive,
                      ceil_mode, data_format, padding_algorithm)
     kernel.__doc__ = f"{op_type}: {nd}-D max / average pooling, plain, adaptive or global."
@@ -197,7 +198,7 @@ def _register(op_type, nd):
 def _register_with_index(op_type, nd):
     attrs = dict(_INDEX_ATTRS)
     if nd == 3:
-        attrs.update(ksize=[1, 1, 1], strides=[1, 1, 1], paddings=[0, 0, 0])
+        attrs.update(strides=[1, 1, 1], paddings=[0, 0, 0])
 
     def kernel(X, *, ksize, global_pooling, strides, paddings, adaptive, ceil_mode):
         return _max_pool_with_index(op_type, nd, X, ksize, global_pooling, strides, paddings, adaptive, ceil_mode)
@@ -240,10 +241,15 @@ def _unpool(op_type, nd, X, Indices, output_size, data_format):
 
 
 def _register_unpool(op_type, nd):
-    attrs = {"unpooling_type": "max", "ksize": [1] * nd, "strides": [1] * nd, "paddings": [0] * nd,
-             "output_size": [], "data_format": "NCHW" if nd == 2 else "NCDHW"}
+    # unpool has an unpooling_type ("max", the only one), unpool3d none
+    attrs = {"ksize": REQUIRED, "strides": [1] * nd, "paddings": [0] * nd, "output_size": [0] * nd,
+             "data_format": "NCHW" if nd == 2 else "NCDHW"}
+    if nd == 2:
+        attrs = dict(unpooling_type=REQUIRED, **attrs)
 
-    def kernel(X, Indices, *, unpooling_type, ksize, strides, paddings, output_size, data_format):
+    def kernel(X, Indices, *, ksize, strides, paddings, output_size, data_format, unpooling_type="max"):
+        if unpooling_type != "max":
+            raise ValueError(f"{op_type}: unpooling_type must be 'max', got {unpooling_type!r}")
         return _unpool(op_type, nd, X, Indices, output_size, data_format)
     kernel.__doc__ = f"{op_type}: scatters X to the flat per-plane positions in Indices of a zero output."
     op(op_type, inputs=["X", "Indices"], outputs=["Out"], attrs=attrs)(kernel)
@@ -256,14 +262,17 @@ for _type, _nd in [("unpool", 2), ("unpool3d", 3)]:
 # -- power-average pooling ------------------------------------------------------------------------------------
 
 @op("lp_pool2d", inputs=["x"], outputs=["out"],
-    attrs={"pooling_type": "lp", "kernel_size": [1, 1], "global_pooling": False, "strides": [1, 1],
+    attrs={"pooling_type": "", "kernel_size": REQUIRED, "global_pooling": False, "strides": [1, 1],
            "paddings": [0, 0], "padding_algorithm": "EXPLICIT", "ceil_mode": False, "exclusive": True,
-           "data_format": "NCHW", "norm_type": 2.0})
+           "data_format": "NCHW", "norm_type": 0.0, "adaptive": False})
 def lp_pool2d(x, *, pooling_type, kernel_size, global_pooling, strides, paddings, padding_algorithm, ceil_mode,
-              exclusive, data_format, norm_type):
+              exclusive, data_format, norm_type, adaptive):
     """(sum of x**p over each window's input elements) ** (1/p); p = inf is max pooling. Powers are raw, as in
     Paddle: a negative sum under a fractional root is NaN."""
     _check_input("lp_pool2d", x, 2)
+    if pooling_type != "lp" or global_pooling or adaptive:
+        raise ValueError(f"lp_pool2d: only pooling_type 'lp' over windows is supported, got pooling_type="
+                         f"{pooling_type!r}, global_pooling={global_pooling}, adaptive={adaptive}")
     if norm_type == 0:
         raise ValueError("lp_pool2d: norm_type cannot be 0")
     t = to_channel_first(x, data_format)

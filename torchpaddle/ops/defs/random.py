@@ -2,8 +2,9 @@
 ``seed`` attribute is non-zero: then a private generator seeded with it makes the op repeat its output."""
 import torch
 
-from ..registry import op
-from .creation import _COMPLEX, _FLOAT, _INT, ShapeError, check_input_dtype, check_shape, device_of, torch_dtype
+from ...framework.place import current_torch_device
+from ..registry import REQUIRED, op
+from .creation import _COMPLEX, _FLOAT, _INT, ShapeError, check_input_dtype, check_shape, torch_dtype
 
 
 class ProbabilityError(ValueError, IndexError):
@@ -26,7 +27,7 @@ def _uniform_fill(out, low, high, g):
 
 
 _UNIFORM_ATTRS = {"shape": [], "dtype": 5, "min": -1.0, "max": 1.0, "seed": 0, "diag_num": 0, "diag_step": 0,
-                  "diag_val": 1.0, "place_type": -1}
+                  "diag_val": 1.0}
 
 
 def _diag_fill(out, diag_num, diag_step, diag_val):
@@ -38,10 +39,10 @@ def _diag_fill(out, diag_num, diag_step, diag_val):
 
 
 @op("uniform_random", inputs=[], outputs=["Out"], attrs=_UNIFORM_ATTRS, differentiable=False)
-def uniform_random(*, shape, dtype, min, max, seed, diag_num, diag_step, diag_val, place_type):
+def uniform_random(*, shape, dtype, min, max, seed, diag_num, diag_step, diag_val):
     target = torch_dtype("uniform_random", dtype, _FLOAT + _COMPLEX)
     check_shape("uniform_random", shape)
-    device = device_of(place_type)
+    device = current_torch_device()
     out = torch.empty(shape, dtype=target, device=device)
     if target.is_complex:
         # NOTE: Paddle's complex rand draws the real and imaginary parts independently from [min, max).
@@ -52,11 +53,11 @@ def uniform_random(*, shape, dtype, min, max, seed, diag_num, diag_step, diag_va
 
 
 @op("gaussian_random", inputs=[], outputs=["Out"],
-    attrs={"shape": [], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": 5, "place_type": -1}, differentiable=False)
-def gaussian_random(*, shape, mean, std, seed, dtype, place_type):
+    attrs={"shape": [], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": 5}, differentiable=False)
+def gaussian_random(*, shape, mean, std, seed, dtype):
     target = torch_dtype("gaussian_random", dtype, _FLOAT + _COMPLEX)
     check_shape("gaussian_random", shape)
-    device = device_of(place_type)
+    device = current_torch_device()
     # torch.randn of a complex dtype gives each part variance 1/2, which is Paddle's complex gaussian too.
     out = torch.randn(shape, dtype=target, device=device, generator=generator(seed, device))
     if std != 1.0:
@@ -67,23 +68,22 @@ def gaussian_random(*, shape, mean, std, seed, dtype, place_type):
 
 
 @op("randint", inputs=[], outputs=["Out"],
-    attrs={"shape": [], "low": 0, "high": 1, "seed": 0, "dtype": 3, "place_type": -1}, differentiable=False)
-def randint(*, shape, low, high, seed, dtype, place_type):
+    attrs={"shape": [], "low": REQUIRED, "high": REQUIRED, "seed": 0, "dtype": 3}, differentiable=False)
+def randint(*, shape, low, high, seed, dtype):
     target = torch_dtype("randint", dtype, _INT)
     check_shape("randint", shape)
     if low >= high:
         raise ValueError(f"randint: low must be less than high, but received low={low}, high={high}")
-    device = device_of(place_type)
+    device = current_torch_device()
     return torch.randint(low, high, shape, dtype=target, device=device, generator=generator(seed, device))
 
 
-@op("randperm", inputs=[], outputs=["Out"], attrs={"n": 0, "dtype": 3, "seed": 0, "place_type": -1},
-    differentiable=False)
-def randperm(*, n, dtype, seed, place_type):
+@op("randperm", inputs=[], outputs=["Out"], attrs={"n": REQUIRED, "dtype": 3, "seed": 0}, differentiable=False)
+def randperm(*, n, dtype, seed):
     target = torch_dtype("randperm", dtype, ("float32", "float64") + _INT)
     if n < 0:
         raise ShapeError(f"randperm: n must be >= 0, but received n={n}")
-    device = device_of(place_type)
+    device = current_torch_device()
     return torch.randperm(n, dtype=target, device=device, generator=generator(seed, device))
 
 
@@ -146,8 +146,10 @@ def _inplace(op_type, X):
         raise ValueError(f"{op_type}: a leaf Tensor that doesn't stop gradient can't be changed in place")
 
 
-@op("exponential", inputs=["X"], outputs=["Out"], attrs={"lam": 1.0}, differentiable=False)
-def exponential(X, *, lam):
+# its attribute is ``lambda``, a Python keyword: the kernel reads it from **attrs, the entry point takes lambda_
+@op("exponential", inputs=["X"], outputs=["Out"], attrs={"lambda": 1.0}, differentiable=False)
+def exponential(X, **attrs):
+    lam = attrs["lambda"]
     check_input_dtype("exponential", "X", X, _REAL)
     with torch.no_grad():
         if lam > 0:
@@ -169,9 +171,10 @@ def uniform_random_inplace(X, *, min, max, seed, diag_num, diag_step, diag_val):
         return _diag_fill(X, diag_num, diag_step, diag_val)
 
 
-@op("gaussian_inplace", inputs=["X"], outputs=["Out"], attrs={"mean": 0.0, "std": 1.0, "seed": 0},
+@op("gaussian_inplace", inputs=["x"], outputs=["out"], attrs={"mean": 0.0, "std": 1.0, "seed": 0},
     differentiable=False)
-def gaussian_inplace(X, *, mean, std, seed):
+def gaussian_inplace(x, *, mean, std, seed):
+    X = x
     check_input_dtype("gaussian_inplace", "X", X, _REAL + _COMPLEX)
     _inplace("normal_", X)
     if isinstance(mean, complex) and not X.is_complex():
@@ -202,3 +205,12 @@ def standard_gamma(x):
     check_input_dtype("standard_gamma", "x", x, _REAL)
     return torch._standard_gamma(x.detach())
 
+
+
+@op("seed", inputs=[], outputs=["Out"], attrs={"seed": 0, "deterministic": False, "rng_name": "", "force_cpu": False},
+    differentiable=False)
+def seed(*, seed, deterministic, rng_name, force_cpu):
+    """The seed of a later random op (recompute gives each dropout one, so that its recomputation draws the same
+    mask): the attribute when non-zero, else one drawn from torch's default generator."""
+    value = seed if seed else int(torch.randint(1, 2 ** 31 - 1, (1,)))
+    return torch.tensor([value], dtype=torch.int32)

@@ -5,7 +5,7 @@ import math
 import torch
 
 from ...framework.dtype import _FROM_PROTO, from_torch_dtype
-from ..registry import op
+from ..registry import REGISTRY, REQUIRED, op
 from .math_unary import dtype_error, float_input
 
 _REDUCE_ATTRS = {"dim": [0], "keep_dim": False, "reduce_all": False}
@@ -76,12 +76,26 @@ def reduce_sum(X, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
     return _reduce(torch.sum, X.to(_FROM_PROTO[out_dtype].torch), dims, keep_dim)
 
 
+def cast_reduce(op_type, X, in_dtype, out_dtype, **attrs):
+    """A legacy reduce op with in_dtype / out_dtype set: X cast to them first, then reduced as usual."""
+    for code in (in_dtype, out_dtype):
+        if code != -1:
+            X = X.to(_FROM_PROTO[code].torch)
+    return REGISTRY[op_type].kernel(X, in_dtype=-1, out_dtype=-1, **attrs)
+
+
 def _count(X, dims):
     return math.prod(X.shape) if dims is None else math.prod(X.shape[d] for d in dims)
 
 
-@op("reduce_mean", attrs=_REDUCE_ATTRS, spmd="reduction")
-def reduce_mean(X, *, dim, keep_dim, reduce_all):
+# the legacy reduce ops' in_dtype / out_dtype: -1 keeps X's dtype (see cast_reduce)
+_TYPED_REDUCE_ATTRS = dict(_REDUCE_ATTRS, in_dtype=-1, out_dtype=-1)
+
+
+@op("reduce_mean", attrs=_TYPED_REDUCE_ATTRS, spmd="reduction")
+def reduce_mean(X, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    if in_dtype != -1 or out_dtype != -1:
+        return cast_reduce("reduce_mean", X, in_dtype, out_dtype, dim=dim, keep_dim=keep_dim, reduce_all=reduce_all)
     floating = X.is_floating_point()
     if floating:
         # Fast paths for the common calls (one axis, or everything): positional torch.mean is ~1.4us cheaper.
@@ -101,6 +115,17 @@ def reduce_mean(X, *, dim, keep_dim, reduce_all):
     return torch.div(total, max(_count(X, dims), 1), rounding_mode="trunc").to(X.dtype)
 
 
+@reduce_mean.grad(uses=["X"], autograd=False)
+def reduce_mean_grad(X, Out_grad, *, dim, keep_dim, reduce_all, in_dtype=-1, out_dtype=-1):
+    # Out_grad spread evenly over the reduced elements: a grad op run on its own needs no recompute
+    if Out_grad is None or not X.is_floating_point() or in_dtype != -1 or out_dtype != -1:
+        return None
+    dims = reduce_dims("reduce_mean", X, dim, reduce_all)
+    dims = tuple(range(X.dim())) if dims is None else dims
+    kept = [1 if d in dims else size for d, size in enumerate(X.shape)]
+    return {"X": Out_grad.reshape(kept).expand(X.shape) / math.prod(X.shape[d] for d in dims)}
+
+
 def _check_nonempty(op_type, X, dims):
     for d in range(X.dim()) if dims is None else dims:
         if X.shape[d] == 0:
@@ -108,14 +133,16 @@ def _check_nonempty(op_type, X, dims):
 
 
 def _register_extreme(op_type, fn):
-    def kernel(X, *, dim, keep_dim, reduce_all):
+    def kernel(X, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        if in_dtype != -1 or out_dtype != -1:
+            return cast_reduce(op_type, X, in_dtype, out_dtype, dim=dim, keep_dim=keep_dim, reduce_all=reduce_all)
         dims = reduce_dims(op_type, X, dim, reduce_all)
         if X.dtype is torch.bool or X.is_complex():
             raise dtype_error(op_type, "X", X.dtype, "float and integer")
         _check_nonempty(op_type, X, dims)
         return _reduce(fn, X, dims, keep_dim)
     kernel.__name__ = op_type
-    op(op_type, attrs=_REDUCE_ATTRS, spmd="reduction")(kernel)
+    op(op_type, attrs=_TYPED_REDUCE_ATTRS, spmd="reduction")(kernel)
 
 
 # NOTE: torch's amax/amin split the gradient evenly between tied maxima, as Paddle 3.3.1 does for max and amax.
@@ -124,8 +151,10 @@ for _name, _fn in [("reduce_max", torch.amax), ("reduce_min", torch.amin), ("red
     _register_extreme(_name, _fn)
 
 
-@op("reduce_prod", attrs=_REDUCE_ATTRS, spmd="reduction")
-def reduce_prod(X, *, dim, keep_dim, reduce_all):
+@op("reduce_prod", attrs=_TYPED_REDUCE_ATTRS, spmd="reduction")
+def reduce_prod(X, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    if in_dtype != -1 or out_dtype != -1:
+        return cast_reduce("reduce_prod", X, in_dtype, out_dtype, dim=dim, keep_dim=keep_dim, reduce_all=reduce_all)
     dims = reduce_dims("reduce_prod", X, dim, reduce_all)
     _no_bool("reduce_prod", X)
     if dims is not None and len(dims) == 1:
@@ -135,18 +164,20 @@ def reduce_prod(X, *, dim, keep_dim, reduce_all):
 
 
 def _register_logical(op_type, fn):
-    def kernel(X, *, dim, keep_dim, reduce_all):
+    def kernel(X, *, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        if in_dtype != -1 or out_dtype != -1:
+            return cast_reduce(op_type, X, in_dtype, out_dtype, dim=dim, keep_dim=keep_dim, reduce_all=reduce_all)
         dims = reduce_dims(op_type, X, dim, reduce_all)
         return _reduce(fn, X if X.dtype is torch.bool else X != 0, dims, keep_dim)
     kernel.__name__ = op_type
-    op(op_type, attrs=_REDUCE_ATTRS, spmd="reduction", differentiable=False)(kernel)
+    op(op_type, attrs=_TYPED_REDUCE_ATTRS, spmd="reduction", differentiable=False)(kernel)
 
 
 _register_logical("reduce_all", torch.all)
 _register_logical("reduce_any", torch.any)
 
 
-@op("logsumexp", attrs={"axis": [0], "keepdim": False, "reduce_all": False}, spmd="reduction")
+@op("logsumexp", attrs={"axis": [], "keepdim": False, "reduce_all": False}, spmd="reduction")
 def logsumexp(X, *, axis, keepdim, reduce_all):
     dims = reduce_dims("logsumexp", X, axis, reduce_all)
     X = float_input("logsumexp", X, complex_ok=False)
@@ -155,9 +186,22 @@ def logsumexp(X, *, axis, keepdim, reduce_all):
     return torch.logsumexp(X, dims, keepdim)
 
 
-@op("var", attrs=dict(_REDUCE_ATTRS, correction=1.0), spmd="reduction")
-def var(X, *, dim, keep_dim, reduce_all, correction):
-    dims = reduce_dims("var", X, dim, reduce_all)
+def _axes_of(op_type, X, axis, AxisTensor=None, AxisTensorList=None):
+    """The reduced dims of a phi-style reduction: ``axis`` (or the tensors a program computes it in); an empty
+    list reduces every dim."""
+    if AxisTensor is not None:
+        axis = [int(a) for a in AxisTensor.reshape(-1).tolist()]
+    elif AxisTensorList:
+        axis = [int(t.reshape(-1)[0]) for t in AxisTensorList]
+    return reduce_dims(op_type, X, axis, not axis)
+
+
+@op("var", inputs=["x"], outputs=["out"], attrs={"axis": [], "keepdim": False, "unbiased": True, "correction": 1.0},
+    spmd="reduction")
+def var(x, *, axis, keepdim, unbiased, correction):
+    """Variance with ``n - correction`` degrees of freedom (paddle.var sets ``unbiased`` to match)."""
+    X, keep_dim = x, keepdim
+    dims = _axes_of("var", X, axis)
     _no_bool("var", X)
     n = _count(X, dims)
     if X.is_floating_point() or X.is_complex():
@@ -171,23 +215,26 @@ def var(X, *, dim, keep_dim, reduce_all, correction):
     return torch.trunc(squares.to(torch.float64) / (n - correction)).to(X.dtype)
 
 
-@op("nansum", attrs=dict(_REDUCE_ATTRS, out_dtype=-1), spmd="reduction")
-def nansum(X, *, dim, keep_dim, reduce_all, out_dtype):
-    dims = reduce_dims("nansum", X, dim, reduce_all)
-    dtype = _SUM_DTYPE.get(X.dtype, X.dtype) if out_dtype == -1 else _FROM_PROTO[out_dtype].torch
-    if X.is_floating_point():
-        return _reduce(torch.nansum, X, dims, keep_dim, dtype=dtype)
-    return _reduce(torch.sum, X, dims, keep_dim, dtype=dtype)
+@op("nansum", inputs=["x", "AxisTensor?", "AxisTensorList[]?"], outputs=["out"],
+    attrs={"axis": [], "dtype": -1, "keepdim": False}, spmd="reduction")
+def nansum(x, AxisTensor, AxisTensorList, *, axis, dtype, keepdim):
+    dims = _axes_of("nansum", x, axis, AxisTensor, AxisTensorList)
+    dtype = _SUM_DTYPE.get(x.dtype, x.dtype) if dtype == -1 else _FROM_PROTO[dtype].torch
+    if x.is_floating_point():
+        return _reduce(torch.nansum, x, dims, keepdim, dtype=dtype)
+    return _reduce(torch.sum, x, dims, keepdim, dtype=dtype)
 
 
-@op("nanmean", attrs=_REDUCE_ATTRS, spmd="reduction")
+@op("nanmean", attrs=_REDUCE_ATTRS, spmd="reduction",
+    own="Paddle 3.3.1 composes paddle.nanmean from nansum and a count")
 def nanmean(X, *, dim, keep_dim, reduce_all):
     dims = reduce_dims("nanmean", X, dim, reduce_all)
     X = float_input("nanmean", X, complex_ok=False)
     return _reduce(torch.nanmean, X, dims, keep_dim)
 
 
-@op("count_nonzero", attrs=_REDUCE_ATTRS, spmd="reduction", differentiable=False)
+@op("count_nonzero", attrs=_REDUCE_ATTRS, spmd="reduction", differentiable=False,
+    own="Paddle 3.3.1 composes paddle.count_nonzero from cast and reduce_sum")
 def count_nonzero(X, *, dim, keep_dim, reduce_all):
     dims = reduce_dims("count_nonzero", X, dim, reduce_all)
     return _reduce(torch.sum, X != 0, dims, keep_dim, dtype=torch.int64)
@@ -254,9 +301,15 @@ def _check_mode(op_type, mode):
         raise ValueError(f"{op_type}: mode must be 'avg' or 'min', got {mode!r}")
 
 
-@op("median", outputs=["Out", "MedianIndex"], attrs={"axis": [], "keepdim": False, "mode": "avg"},
-    spmd="reduction")
-def median(X, *, axis, keepdim, mode):
+@op("median", inputs=["x", "AxisTensor?", "AxisTensorList[]?"], outputs=["out", "medians"],
+    attrs={"axis": [], "keepdim": True, "mode": "avg"}, spmd="reduction")
+def median(x, AxisTensor, AxisTensorList, *, axis, keepdim, mode):
+    """The median over ``axis`` and (``medians``) the index of the lower middle value."""
+    X = x
+    if AxisTensor is not None:
+        axis = [int(a) for a in AxisTensor.reshape(-1).tolist()]
+    elif AxisTensorList:
+        axis = [int(t.reshape(-1)[0]) for t in AxisTensorList]
     _check_mode("median", mode)
     dims = _median_dims("median", X, axis, lists_ok=False)
     _no_bool("median", X, "float and integer")
@@ -279,7 +332,7 @@ def median(X, *, axis, keepdim, mode):
     return _finish(out, kshape, keepdim), _finish(index, kshape, keepdim)
 
 
-@op("nanmedian", outputs=["Out", "MedianIndex"], attrs={"axis": [], "keepdim": False, "mode": "avg"},
+@op("nanmedian", outputs=["Out", "MedianIndex"], attrs={"axis": [], "keepdim": True, "mode": "avg"},
     spmd="reduction")
 def nanmedian(X, *, axis, keepdim, mode):
     _check_mode("nanmedian", mode)
@@ -311,7 +364,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
 @op("quantile", attrs={"q": 0.5, "axis": [], "keepdim": False, "interpolation": "linear", "ignore_nan": False},
-    spmd="reduction")
+    spmd="reduction", own="Paddle 3.3.1 composes paddle.quantile from sort, gather and lerp")
 def quantile(X, *, q, axis, keepdim, interpolation, ignore_nan):
     op_type = "nanquantile" if ignore_nan else "quantile"
     qs = list(q) if isinstance(q, (list, tuple)) else [q]
@@ -389,9 +442,7 @@ def histogram(X, Weight, *, bins, min, max, density):
 
 
 # -- cumulative ------------------------------------------------------------------------------------------
-def _scan_input(op_type, X, axis, flatten, dtype):
-    if dtype != -1:
-        X = X.to(_FROM_PROTO[dtype].torch)
+def _scan_input(op_type, X, axis, flatten):
     if flatten:
         return X.reshape(-1), 0
     nd = max(X.dim(), 1)
@@ -413,54 +464,54 @@ def _scan(fn, X, axis, exclusive, reverse, identity=0):
     return out.flip(axis) if reverse else out
 
 
-_SCAN_ATTRS = {"axis": -1, "flatten": False, "exclusive": False, "reverse": False, "dtype": -1}
+# the scans keep X's dtype (paddle.cumsum's dtype= is a cast op before; integers are not widened here)
+_SCAN_ATTRS = {"axis": -1, "flatten": False, "exclusive": False, "reverse": False}
 
 
-@op("cumsum", attrs=_SCAN_ATTRS, spmd="elementwise")
-def cumsum(X, *, axis, flatten, exclusive, reverse, dtype):
-    X, axis = _scan_input("cumsum", X, axis, flatten, dtype)
+@op("cumsum", attrs=_SCAN_ATTRS, spmd="cumsum")
+def cumsum(X, *, axis, flatten, exclusive, reverse):
+    X, axis = _scan_input("cumsum", X, axis, flatten)
     _no_bool("cumsum", X)
-    return _scan(torch.cumsum, X, axis, exclusive, reverse)
+    return _scan(lambda t, d: torch.cumsum(t, d, dtype=t.dtype), X, axis, exclusive, reverse)
 
 
-@op("logcumsumexp", attrs=_SCAN_ATTRS, spmd="elementwise")
-def logcumsumexp(X, *, axis, flatten, exclusive, reverse, dtype):
-    X, axis = _scan_input("logcumsumexp", X, axis, flatten, dtype)
+@op("logcumsumexp", attrs=_SCAN_ATTRS, spmd="cumsum")
+def logcumsumexp(X, *, axis, flatten, exclusive, reverse):
+    X, axis = _scan_input("logcumsumexp", X, axis, flatten)
     X = float_input("logcumsumexp", X, complex_ok=False)
     return _scan(torch.logcumsumexp, X, axis, exclusive, reverse, float("-inf"))
 
 
-@op("cumprod", attrs={"dim": -1, "flatten": False, "exclusive": False, "reverse": False, "dtype": -1},
-    spmd="elementwise")
-def cumprod(X, *, dim, flatten, exclusive, reverse, dtype):
+@op("cumprod", attrs={"dim": REQUIRED, "exclusive": False, "reverse": False}, spmd="cumsum")
+def cumprod(X, *, dim, exclusive, reverse):
     nd = max(X.dim(), 1)
-    if not flatten and not -nd <= dim < nd:
+    if not -nd <= dim < nd:
         raise ValueError(f"cumprod: dim {dim} is out of range for X of shape {list(X.shape)}; "
                          f"expected [{-nd}, {nd})")
-    X, dim = _scan_input("cumprod", X, dim, flatten, dtype)
+    X, dim = _scan_input("cumprod", X, dim, False)
     _no_bool("cumprod", X)
     return _scan(lambda t, d: torch.cumprod(t, d, dtype=t.dtype), X, dim, exclusive, reverse, 1)
 
 
 def _register_cumulative_extreme(op_type, fn):
-    def kernel(X, *, axis, flatten, dtype):
+    def kernel(x, *, axis, dtype):
         if dtype not in (2, 3):   # VarType INT32, INT64
             raise ValueError(f"{op_type}: dtype of the indices must be int32 or int64")
-        X, axis = _scan_input(op_type, X, axis, flatten, -1)
-        if X.dtype is torch.bool or X.is_complex():
-            raise dtype_error(op_type, "X", X.dtype, "float and integer")
-        values, indices = fn(X, axis)
+        x, axis = _scan_input(op_type, x, axis, False)
+        if x.dtype is torch.bool or x.is_complex():
+            raise dtype_error(op_type, "X", x.dtype, "float and integer")
+        values, indices = fn(x, axis)
         return values, indices.to(_FROM_PROTO[dtype].torch)
     kernel.__name__ = op_type
-    op(op_type, outputs=["Out", "Indices"], attrs={"axis": -1, "flatten": False, "dtype": 3},
-       spmd="elementwise")(kernel)
+    op(op_type, inputs=["x"], outputs=["out", "indices"], attrs={"axis": -1, "dtype": 3}, spmd="cumsum")(kernel)
 
 
 _register_cumulative_extreme("cummax", torch.cummax)
 _register_cumulative_extreme("cummin", torch.cummin)
 
 
-@op("diff", inputs=["X", "Prepend?", "Append?"], attrs={"n": 1, "axis": -1}, spmd="elementwise")
+@op("diff", inputs=["X", "Prepend?", "Append?"], attrs={"n": 1, "axis": -1},
+    own="Paddle 3.3.1 composes paddle.diff from concat, slice and subtract")
 def diff(X, Prepend, Append, *, n, axis):
     if X.dim() == 0:
         raise IndexError(f"diff: X must be at least 1-D, got a 0-D tensor")

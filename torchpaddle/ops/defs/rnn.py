@@ -54,9 +54,9 @@ def _check(Input, PreState, WeightList, SequenceLength, mode, is_bidirec, input_
 
 
 @op("rnn", inputs=["Input", "PreState[]", "WeightList[]", "SequenceLength?"],
-    outputs=["Out", "DropoutState", "Reserve", "State[]"],
+    outputs=["Out", "DropoutState?", "Reserve", "State[]"],
     attrs={"dropout_prob": 0.0, "is_bidirec": False, "input_size": 10, "hidden_size": 100, "num_layers": 1,
-           "mode": "LSTM", "seed": 0, "is_test": False})
+           "mode": "RNN_TANH", "seed": 0, "is_test": False})
 def rnn(Input, PreState, WeightList, SequenceLength, *, dropout_prob, is_bidirec, input_size, hidden_size,
         num_layers, mode, seed, is_test):
     """Input [T, B, I] time-major; WeightList in Paddle's order: every (layer, direction)'s weight_ih,

@@ -2,7 +2,7 @@
 import torch
 
 from ...framework.dtype import check_binary_promotion
-from ..registry import op
+from ..registry import REQUIRED, op
 from .linalg import KernelDtypeError, ShapeRuntimeError, check_axis, dtype_name
 
 _INF = float("inf")
@@ -30,7 +30,7 @@ def _register_arg(op_type, torch_fn, nan_fill):
         return out.to(torch.int32) if dtype == _INT32 else out
     kernel.__name__ = op_type
     return op(op_type, inputs=["X"], outputs=["Out"],
-              attrs={"axis": 0, "keepdims": False, "flatten": False, "dtype": -1},
+              attrs={"axis": REQUIRED, "keepdims": False, "flatten": False, "dtype": 3},
               differentiable=False)(kernel)
 
 
@@ -84,10 +84,11 @@ def where(Condition, X, Y):
                          f"cannot broadcast") from None
 
 
-@op("searchsorted", inputs=["SortedSequence", "Values", "Sorter?"], outputs=["Out"],
+@op("searchsorted", inputs=["SortedSequence", "Values"], outputs=["Out"],
     attrs={"out_int32": False, "right": False}, differentiable=False)
-def searchsorted(SortedSequence, Values, Sorter, *, out_int32, right):
-    """Insertion points of Values in the innermost axis of SortedSequence (Sorter: its sorting indices)."""
+def searchsorted(SortedSequence, Values, *, out_int32, right):
+    """Insertion points of Values in the innermost axis of SortedSequence (paddle.searchsorted's ``sorter``
+    reorders SortedSequence with a take_along_axis op first, as Paddle does)."""
     seq = SortedSequence
     if seq.dim() == 0:
         raise ValueError("searchsorted: SortedSequence must have at least 1 dimension, got a 0-D tensor")
@@ -99,9 +100,4 @@ def searchsorted(SortedSequence, Values, Sorter, *, out_int32, right):
     if Values.dtype is not seq.dtype:
         common = torch.promote_types(seq.dtype, Values.dtype)
         seq, Values = seq.to(common), Values.to(common)
-    if Sorter is not None:
-        if Sorter.shape != seq.shape:
-            raise ValueError(f"searchsorted: sorter{list(Sorter.shape)} must have the shape of "
-                             f"SortedSequence{list(seq.shape)}")
-        Sorter = Sorter.long()
-    return torch.searchsorted(seq, Values, out_int32=out_int32, right=right, sorter=Sorter)
+    return torch.searchsorted(seq, Values, out_int32=out_int32, right=right)

@@ -28,8 +28,11 @@ def mul(X, Y, *, x_num_col_dims, y_num_col_dims):
 
 
 @op("matmul", inputs=["X", "Y"], outputs=["Out"],
-    attrs={"transpose_X": False, "transpose_Y": False, "alpha": 1.0})
-def matmul(X, Y, *, transpose_X, transpose_Y, alpha):
+    attrs={"transpose_X": False, "transpose_Y": False, "alpha": 1.0, "head_number": 1})
+def matmul(X, Y, *, transpose_X, transpose_Y, alpha, head_number):
+    if head_number != 1:
+        raise NotImplementedError(f"matmul: head_number={head_number} (the fused multi-head form) is not supported "
+                                  "by torchpaddle")
     if transpose_X and X.dim() > 1:
         X = X.mT
     if transpose_Y and Y.dim() > 1:

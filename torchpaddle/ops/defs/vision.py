@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from ...framework.dtype import from_torch_dtype
-from ..registry import op
+from ..registry import REQUIRED, op
 from .conv import KernelDtypeError, check_float, from_channel_first, to_channel_first, torch_pad
 from .manipulation import shape_values
 
@@ -136,7 +136,8 @@ def _interp(op_type, method, X, OutSize, Scale, data_layout, sizes, scale, align
     return from_channel_first(out, "NHWC" if data_layout == "NHWC" else "NCHW")
 
 
-_INTERP_ATTRS = {"data_layout": "NCHW", "out_d": -1, "out_h": -1, "out_w": -1, "scale": [],
+# Paddle's defaults (the same for every method; an out_* of 0 or less is unset)
+_INTERP_ATTRS = {"data_layout": "NCHW", "out_d": 0, "out_h": 0, "out_w": 0, "scale": [],
                  "interp_method": "bilinear", "align_corners": True, "align_mode": 1}
 
 
@@ -167,8 +168,7 @@ def _register_interp(method):
         return _interp(op_type, method, X, OutSize, Scale, data_layout, sizes, scale, align_corners, align_mode)
     kernel.__doc__ = f"{op_type}: {method} resampling to (out_d, out_h, out_w), OutSize, SizeTensor or by scale."
     # SizeTensor comes last here (Paddle lists it before Scale) so that positional calls keep their meaning
-    fn = op(op_type, inputs=["X", "OutSize?", "Scale?", "SizeTensor[]?"], outputs=["Out"],
-            attrs=dict(_INTERP_ATTRS, interp_method=method))(kernel)
+    fn = op(op_type, inputs=["X", "OutSize?", "Scale?", "SizeTensor[]?"], outputs=["Out"], attrs=_INTERP_ATTRS)(kernel)
     fn.infer(_interp_infer)
 
 
@@ -176,13 +176,21 @@ for _method in ("nearest", "linear", "bilinear", "bicubic", "trilinear"):
     _register_interp(_method)
 
 
-@op("interp_antialias", inputs=["X", "OutSize?", "Scale?"], outputs=["Out"], attrs=_INTERP_ATTRS)
-def interp_antialias(X, OutSize, Scale, *, data_layout, out_d, out_h, out_w, scale, interp_method, align_corners,
-                     align_mode):
+_ANTIALIAS_ATTRS = {("data_format" if k == "data_layout" else k): v for k, v in _INTERP_ATTRS.items()}
+
+
+@op("interp_antialias", inputs=["x", "out_size?", "size_tensor[]?", "scale_tensor?"], outputs=["output"],
+    attrs=_ANTIALIAS_ATTRS)
+def interp_antialias(x, out_size, size_tensor, scale_tensor, *, data_format, out_d, out_h, out_w, scale,
+                     interp_method, align_corners, align_mode):
     """Anti-aliased bilinear / bicubic downsampling (a widened filter support), on torch's _aa kernels."""
     if interp_method not in ("bilinear", "bicubic"):
         raise ValueError(f"interp_antialias: interp_method must be bilinear or bicubic, got {interp_method!r}")
-    return _interp("interp_antialias", interp_method, X, OutSize, Scale, data_layout, [out_h, out_w], scale,
+    sizes = [out_h, out_w]
+    if size_tensor:
+        sizes, out_size, scale_tensor, scale = shape_values("interp_antialias", "size_tensor", size_tensor), None, \
+            None, []
+    return _interp("interp_antialias", interp_method, x, out_size, scale_tensor, data_format, sizes, scale,
                    align_corners, align_mode, antialias=True)
 
 
@@ -199,7 +207,7 @@ def _circular(x, pairs):
 
 
 @op("pad3d", inputs=["X", "Paddings?"], outputs=["Out"],
-    attrs={"paddings": [0, 0, 0, 0, 0, 0], "mode": "constant", "value": 0.0, "data_format": "NCDHW"})
+    attrs={"paddings": REQUIRED, "mode": "constant", "value": 0.0, "data_format": "NCDHW"})
 def pad3d(X, Paddings, *, paddings, mode, value, data_format):
     """Pads the D, H, W dims of a 5-D tensor; paddings [left, right, top, bottom, front, back]."""
     if Paddings is not None:
@@ -234,7 +242,7 @@ def pad3d(X, Paddings, *, paddings, mode, value, data_format):
     return from_channel_first(out, data_format)
 
 
-@op("pad", inputs=["X"], outputs=["Out"], attrs={"paddings": [], "pad_value": 0.0})
+@op("pad", inputs=["X"], outputs=["Out"], attrs={"paddings": REQUIRED, "pad_value": 0.0})
 def pad(X, *, paddings, pad_value):
     """Constant padding of every dim; paddings [before0, after0, before1, after1, ...] in dim order."""
     if len(paddings) != 2 * X.dim():
@@ -284,7 +292,7 @@ def pixel_unshuffle(X, *, downscale_factor, data_format):
     return from_channel_first(F.pixel_unshuffle(x, downscale_factor), data_format)
 
 
-@op("channel_shuffle", inputs=["X"], outputs=["Out"], attrs={"groups": 1, "data_format": "NCHW"})
+@op("channel_shuffle", inputs=["X"], outputs=["Out"], attrs={"groups": REQUIRED, "data_format": "NCHW"})
 def channel_shuffle(X, *, groups, data_format):
     x = _check_4d("channel_shuffle", X, data_format)
     n, c, h, w = x.shape
@@ -346,7 +354,7 @@ def affine_grid(Theta, OutputShape, *, output_shape, align_corners):
 
 # -- temporal shift -------------------------------------------------------------------------------------------
 
-@op("temporal_shift", inputs=["X"], outputs=["Out"], attrs={"seg_num": 1, "shift_ratio": 0.25,
+@op("temporal_shift", inputs=["X"], outputs=["Out"], attrs={"seg_num": REQUIRED, "shift_ratio": 0.25,
                                                              "data_format": "NCHW"})
 def temporal_shift(X, *, seg_num, shift_ratio, data_format):
     """X [N*T, C, H, W]: the first C*r channels take frame t-1, the next C*r take t+1 (zeros past the ends)."""
@@ -388,7 +396,7 @@ def _blocks(op_type, sizes, kernel_sizes, strides, paddings, dilations):
 
 
 @op("unfold", inputs=["X"], outputs=["Y"],
-    attrs={"kernel_sizes": [1, 1], "strides": [1, 1], "paddings": [0, 0, 0, 0], "dilations": [1, 1]})
+    attrs={"kernel_sizes": REQUIRED, "strides": REQUIRED, "paddings": REQUIRED, "dilations": REQUIRED})
 def unfold(X, *, kernel_sizes, strides, paddings, dilations):
     """im2col: X [N, C, H, W] -> [N, C*kh*kw, L]; paddings [top, left, bottom, right]."""
     if X.dim() != 4:
@@ -400,8 +408,8 @@ def unfold(X, *, kernel_sizes, strides, paddings, dilations):
     return F.unfold(F.pad(X, torch_pad(pads)), kernel_sizes, dilations, 0, strides)
 
 
-@op("fold", inputs=["X"], outputs=["Y"], attrs={"output_sizes": [1, 1], "kernel_sizes": [1, 1],
-                                                 "strides": [1, 1], "paddings": [0, 0, 0, 0], "dilations": [1, 1]})
+@op("fold", inputs=["X"], outputs=["Y"], attrs={"output_sizes": REQUIRED, "kernel_sizes": REQUIRED,
+                                                 "strides": REQUIRED, "paddings": REQUIRED, "dilations": REQUIRED})
 def fold(X, *, output_sizes, kernel_sizes, strides, paddings, dilations):
     """col2im: X [N, C*kh*kw, L] -> [N, C, H, W], summing overlaps; paddings [top, left, bottom, right]."""
     if X.dim() != 3:

@@ -53,7 +53,8 @@ class OptimizerWithMixedPrecision:
         self._decr_every_n_nan_or_inf = decr_every_n_nan_or_inf
         self._incr_ratio = incr_ratio
         self._decr_ratio = decr_ratio
-        self._learning_rate = optimizer._learning_rate
+        # None for the AMP pass (static/passes/amp.py): it rewrites the program before the optimizer exists
+        self._learning_rate = None if optimizer is None else optimizer._learning_rate
         self._loss_scaling = self._scaled_loss = None
         self._num_good_steps = self._num_bad_steps = None
         self._train_program = self._startup_program = None
@@ -100,7 +101,7 @@ class OptimizerWithMixedPrecision:
             if loss.dtype.name != "float32":
                 loss = loss.astype("float32")
             self._scaled_loss = loss * self._loss_scaling if self._scales() else loss
-            if parameter_list is None and self._optimizer._parameter_list:
+            if parameter_list is None and self._optimizer is not None and self._optimizer._parameter_list:
                 parameter_list = [p.name for p in self._optimizer._parameter_list]
             self._param_grads = append_backward(self._scaled_loss, parameter_list, no_grad_set)
         return self._param_grads
@@ -120,6 +121,19 @@ class OptimizerWithMixedPrecision:
                                 {"in_dtype": var.dtype.proto, "out_dtype": low.proto})
                 var._dtype = low
 
+    def _unscale(self, params_grads):
+        """Append the unscaling and inf/nan check of the gradients and the loss-scaling update (optimize role);
+        -> the found_inf Variable."""
+        program = self._train_program
+        grads = [g for _, g in params_grads]
+        with program_guard(program, self._startup_program), _role_guard(program, OpRole.Optimize):
+            _, found_inf = check_finite_and_unscale(grads, self._loss_scaling, name="find_infinite_scale")
+            if self._use_dynamic_loss_scaling and self._amp_dtype.name == "float16":
+                update_loss_scaling(grads, found_inf, self._loss_scaling, self._num_good_steps,
+                                    self._num_bad_steps, self._incr_every_n_steps, self._decr_every_n_nan_or_inf,
+                                    self._incr_ratio, self._decr_ratio, name="update_loss_scaling")
+        return found_inf
+
     def apply_gradients(self, params_grads):
         """Unscale and check the gradients, update the loss scaling, append the optimizer step."""
         from ...optimizer.static_minimize import static_apply_gradients
@@ -129,13 +143,7 @@ class OptimizerWithMixedPrecision:
             ops = static_apply_gradients(optimizer, params_grads, program, self._startup_program)[0]
             self._cast_startup_parameters()
             return ops
-        grads = [g for _, g in params_grads]
-        with program_guard(program, self._startup_program), _role_guard(program, OpRole.Optimize):
-            _, found_inf = check_finite_and_unscale(grads, self._loss_scaling, name="find_infinite_scale")
-            if self._use_dynamic_loss_scaling and self._amp_dtype.name == "float16":
-                update_loss_scaling(grads, found_inf, self._loss_scaling, self._num_good_steps,
-                                    self._num_bad_steps, self._incr_every_n_steps, self._decr_every_n_nan_or_inf,
-                                    self._incr_ratio, self._decr_ratio, name="update_loss_scaling")
+        found_inf = self._unscale(params_grads)
         previous = optimizer._get_auxiliary_var("found_inf")
         optimizer._set_auxiliary_var("found_inf", found_inf)
         try:

@@ -18,22 +18,10 @@ from ... import ops as _ops
 from ...framework.mode import STATE as _MODE
 from ...framework.program import Variable, default_main_program
 from ...framework.tensor import Tensor
-from ...ops.registry import op as _register_op
 from ...utils import unique_name
 from ...utils.nest import flatten as _flatten, pack_sequence_as as _pack_as
 
 __all__ = ["cond", "while_loop", "case", "switch_case"]
-
-
-@_register_op("select_input", inputs=["X[]", "Mask"], outputs=["Out"])
-def _select_input(X, Mask):
-    """Out = X[Mask]: the value of the branch that ran (the other entries may be None: never computed)."""
-    index = int(Mask.reshape(-1)[0])
-    if not 0 <= index < len(X):
-        raise ValueError(f"select_input: Mask is {index}, but X holds {len(X)} inputs")
-    if X[index] is None:
-        raise RuntimeError(f"select_input: input {index} was not computed (its conditional block did not run)")
-    return X[index]
 
 
 # -- nested structures of results ----------------------------------------------------------------------------------
