@@ -11,27 +11,33 @@ from conftest import ROOT
 PYTHON = os.environ.get("PADDLE_REF_PYTHON", os.path.join(ROOT, ".paddle_venv", "bin", "python"))
 
 
-def available():
-    return os.path.exists(PYTHON)
+# Legacy fluid code's reference: PaddlePaddle 1.8.5 on Python 3.8 (scripts/setup_fluid_ref.sh)
+FLUID_PYTHON = os.environ.get("FLUID_REF_PYTHON", os.path.join(ROOT, ".fluid_venv", "bin", "python"))
 
 
-def run_module(module, *args, timeout=1200):
-    """Run ``python -m module args`` in the reference venv from the repo root; fail loudly on error."""
-    if not available():
-        pytest.skip(f"reference PaddlePaddle venv not found at {PYTHON} (set PADDLE_REF_PYTHON)")
+def available(python=PYTHON):
+    return os.path.exists(python)
+
+
+def run_module(module, *args, timeout=1200, python=PYTHON):
+    """Run ``python -m module args`` in the reference venv from the repo root; fail loudly on error.
+    ``python=FLUID_PYTHON`` runs it on Paddle 1.8.5 instead of 3.3.1."""
+    if not available(python):
+        variable = "FLUID_REF_PYTHON" if python == FLUID_PYTHON else "PADDLE_REF_PYTHON"
+        pytest.skip(f"reference PaddlePaddle venv not found at {python} (set {variable})")
     env = dict(os.environ, PYTHONPATH=ROOT, GLOG_minloglevel="3", FLAGS_call_stack_level="0")
-    proc = subprocess.run([PYTHON, "-m", module, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+    proc = subprocess.run([python, "-m", module, *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"reference run of {module} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
     return proc.stdout
 
 
-def results(module, *args, timeout=1200):
+def results(module, *args, timeout=1200, python=PYTHON):
     """Run ``python -m module OUT.pkl args`` in the reference venv; the ``results`` entry of the pickle it wrote."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "ref.pkl")
-        run_module(module, path, *args, timeout=timeout)
+        run_module(module, path, *args, timeout=timeout, python=python)
         with open(path, "rb") as f:
             return pickle.load(f)["results"]
 

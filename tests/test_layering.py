@@ -23,7 +23,7 @@ LAYERS = {
     "static.amp": 4.5,
     # the passes rewrite what static.amp and static.nn build; recompute is also append_backward(checkpoints=)
     "static.passes": 4.5, "static.passes.recompute": 2,
-    "distributed": 5, "jit": 5, "hapi": 5, "vision": 5, "fluid": 5, "callbacks": 5, "fft": 2, "signal": 2,
+    "distributed": 5, "jit": 5, "hapi": 5, "vision": 5, "fluid": 6, "callbacks": 5, "fft": 2, "signal": 2,
     "distribution": 3,
     "base": 6, "_C_ops": 6, "_legacy_C_ops": 6, "common_ops_import": 6, "incubate": 6, "amp": 4.5,
     "": 7, "__main__": 7, "_alias": 7, "distributed.launch": 7,
