@@ -16,6 +16,7 @@ import torch
 
 from .. import ops as _ops
 from ..framework.mode import in_dynamic_mode
+from ..framework.place import current_torch_device
 from ..framework.tensor import wrap
 from . import _dispatch
 from .auto_cast import amp_global_state
@@ -39,7 +40,7 @@ def _refresh_optimizer_state():
 
 
 def _scalar(value):
-    return wrap(torch.tensor([value], dtype=torch.float32))
+    return wrap(torch.tensor([value], dtype=torch.float32, device=current_torch_device()))
 
 
 class AmpScaler:

@@ -1,4 +1,6 @@
 """Places (Paddle's devices) and the current device, mapped onto torch.device."""
+import contextlib
+
 import torch
 
 __all__ = ["Place", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "XPUPlace", "set_device", "get_device",
@@ -120,6 +122,21 @@ _STATE.place = Place("gpu", 0) if torch.cuda.is_available() else Place("cpu", 0)
 
 def current_torch_device():
     return _STATE.device
+
+
+@contextlib.contextmanager
+def running_on(device):
+    """Ops that create tensors (fill_constant, the random ops...) put them on the torch ``device`` inside: an
+    Executor runs its programs on its own place, whatever the current device is."""
+    old = _STATE.device
+    if old == device:
+        yield
+        return
+    _STATE.device = device
+    try:
+        yield
+    finally:
+        _STATE.device = old
 
 
 def _parse_device(device):

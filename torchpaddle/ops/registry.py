@@ -11,6 +11,7 @@ import keyword
 import numpy as np
 import torch
 
+from ..framework.place import current_torch_device
 from ..framework.mode import ANY_STATIC as _ANY_STATIC, STATE as _MODE
 from ..framework.tensor import InputTypeError, Tensor, _new
 from . import paddle_op_protos as _protos
@@ -28,7 +29,8 @@ class _AmpHooks:
 
 AMP = _AmpHooks()
 AMP.linear = None
-SPMD_RULES = {}   # spmd tag -> SpmdRule, registered with @spmd_rule (ops/defs/spmd_rules.py)
+SPMD_RULES = {}   # spmd tag -> SpmdRule, registered with @spmd_rule (ops/defs/spmd/)
+SPMD_OPS = {}     # op type -> spmd tag from the family tables of ops/defs/spmd/; wins over @op's coarser tag
 
 
 class _Required:
@@ -150,7 +152,7 @@ class OpDef:
     @property
     def spmd_rule(self):
         """The SpmdRule of this op's ``spmd`` tag, or None: then every input is replicated (always correct)."""
-        return SPMD_RULES.get(self.spmd)
+        return SPMD_RULES.get(SPMD_OPS.get(self.type, self.spmd))
 
 
 
@@ -160,13 +162,14 @@ def _unwrap_slow(value, op_type, slot):
         return value._t
     if isinstance(value, (bool, int, float, complex)):
         return value
+    # NumPy and list operands go to the current device, as Paddle converts them (no-op on the CPU)
     if isinstance(value, np.ndarray):
-        return torch.from_numpy(value)
+        return torch.from_numpy(value).to(current_torch_device())
     if isinstance(value, torch.Tensor):
         return value
     if isinstance(value, (list, tuple)):
         try:
-            return torch.as_tensor(np.asarray(value))
+            return torch.as_tensor(np.asarray(value), device=current_torch_device())
         except (TypeError, ValueError):
             pass
     raise InputTypeError(f"{op_type}: input {slot} must be a Tensor, got {type(value).__name__}")

@@ -14,12 +14,13 @@ A dict feed is split on axis 0 into chunks of ceil(batch / places) samples (Padd
 feed gives one dict per place. Fetched values are concatenated on axis 0 over the places (a 0-D value
 counts as shape [1], as Paddle 2.x losses were).
 """
+import contextlib
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
-from ..framework.place import Place, to_torch_device
+from ..framework.place import Place, running_on, to_torch_device
 from ..framework.program import GRAD_SUFFIX, OpRole, Program
 from .executor import (Executor, Plan, as_feed_tensor, feed_dict_of, feed_var, fetch_names_of, raise_missing,
                        refresh_lr, run_in_scope)
@@ -310,8 +311,11 @@ class CompiledProgram:
         self._compile(exe, scope if scope is not None else global_scope())
         fetch_names = fetch_names_of(fetch_list)
         values = None
-        for _ in range(max(1, self._exec_strategy.num_iteration_per_run)):
-            values = self._run_once(feed, fetch_names)
+        # tensors the programs create go to the places' device (several devices: each op's inputs decide)
+        devices = set(self._devices)
+        with running_on(next(iter(devices))) if len(devices) == 1 else contextlib.nullcontext():
+            for _ in range(max(1, self._exec_strategy.num_iteration_per_run)):
+                values = self._run_once(feed, fetch_names)
         return Executor._outputs(values, return_numpy)
 
     def _parts_now(self):

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ..framework import dtype as _dtype
-from ..framework.place import Place, to_torch_device
+from ..framework.place import Place, running_on, to_torch_device
 from ..framework.program import GRAD_SUFFIX, OpRole, Program, Variable, default_main_program
 from ..framework.tensor import wrap
 from ..ops.registry import REGISTRY, REQUIRED
@@ -407,8 +407,9 @@ def as_feed_tensor(var, value, device, check=True):
         if array.dtype.kind not in "biufc":
             raise TypeError(f"Executor.run: the value fed to {getattr(var, 'name', '?')} has dtype {array.dtype}, "
                             "which is not a number type")
-        # NOTE: np.ascontiguousarray would turn a 0-D array into a 1-D one
-        t = torch.from_numpy(array if array.flags.c_contiguous else array.copy(order="C"))
+        # NOTE: a copy, as Paddle's feed: ops that update in place (an optimizer op's Param) must not write into
+        # the caller's array (np.ascontiguousarray would also turn a 0-D array into a 1-D one)
+        t = torch.from_numpy(array.copy(order="C") if array is value or not array.flags.owndata else array)
     if var is not None and check:
         want = var.dtype.torch
         if t.dtype != want:
@@ -478,7 +479,8 @@ class Executor:
         if plan is None:
             plan = program._plan_cache[key] = Plan(program, key[0], fetch_names)
         refresh_lr(program, scope, device)
-        run_in_scope(plan, env, scope)
+        with running_on(device):
+            run_in_scope(plan, env, scope)
         try:
             return [env[n] for n in fetch_names]
         except KeyError as e:
