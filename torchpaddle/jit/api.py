@@ -4,11 +4,11 @@ A StaticFunction traces its function into a Program once per input signature (th
 stop_gradient flags of the tensor arguments, or the ``input_spec`` where given, the other arguments' values,
 and the Layer's training flag) and runs that Program on the call's eager tensors (see ``trace``).
 
-NOTE: Paddle 3 transforms Python code (SOT bytecode translation, or AST conversion with
-``full_graph=True``); torchpaddle traces instead. With ``full_graph=True`` a function whose Python control flow
-depends on a tensor's value fails to trace with an error pointing to ``paddle.static.nn.cond`` /
-``while_loop``; with ``full_graph=False`` (Paddle 3's default) such a function runs eagerly, with a warning
-once per function, which is what SOT's fallback does for the parts it cannot translate.
+The function traced is its dy2static conversion (``dy2static``: Paddle's AST path, ``full_graph=True``): Python
+control flow on a Tensor becomes ``cond`` / ``while_loop`` in the Program, other control flow stays Python and
+runs once, while tracing. A function that still fails to trace (e.g. ``.numpy()`` of a Variable) raises with
+``full_graph=True``; with ``full_graph=False`` (Paddle 3's default) it runs eagerly, with a warning once per
+function, which is what SOT's fallback does for the parts it cannot translate.
 """
 import functools
 import inspect
@@ -20,6 +20,7 @@ import numpy as np
 from ..framework import mode as _mode
 from ..framework.tensor import Tensor
 from ..static.input import InputSpec
+from .dy2static import Switches as _Dy2StaticSwitches, convert_to_static, source_note
 from .trace import ConcreteProgram, flatten, pack, trace
 
 __all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "StaticFunction",
@@ -28,7 +29,7 @@ __all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "S
 
 class _Switches:
     enabled = True
-    ignored_modules = []
+    ignored_modules = _Dy2StaticSwitches.ignored_modules   # one list: convert_call reads it
     code_level = 0
     verbosity = 0
 
@@ -46,9 +47,8 @@ def enable_to_static(enable_to_static_bool):
 
 
 def not_to_static(func=None):
-    """Mark ``func`` as not to be converted. torchpaddle never rewrites code (it traces), so inside a traced
-    function a marked one runs as plain Python on the traced Variables, as Paddle runs an unconverted
-    function; ``to_static`` of a marked function runs it eagerly."""
+    """Mark ``func`` as not to be converted: called from converted code it runs unconverted (its Python control
+    flow cannot test a Variable); ``to_static`` of a marked function runs it eagerly."""
     if func is None:
         return not_to_static
     if not callable(func):
@@ -61,8 +61,7 @@ def not_to_static(func=None):
 
 
 def ignore_module(modules):
-    """Record ``modules`` whose functions dy2static must not transform. torchpaddle transforms no code, so
-    this only records them (``ignored_modules()``)."""
+    """Functions of ``modules`` (and their submodules) called from converted code run unconverted."""
     if not isinstance(modules, (list, tuple)):
         raise TypeError(f"ignore_module: modules must be a list of modules, got {type(modules).__name__}")
     for i, m in enumerate(modules):
@@ -77,10 +76,11 @@ def ignored_modules():
 
 
 def set_code_level(level=100, also_to_stdout=False):
-    """Paddle prints transformed code at this level; torchpaddle transforms none, so it is only recorded."""
+    """At a level above 0, print the dy2static code of each function as it is converted."""
     if not isinstance(level, int):
         raise TypeError(f"set_code_level: level must be an int, got {type(level).__name__}")
     _SWITCHES.code_level = level
+    _Dy2StaticSwitches.code_level = level
 
 
 def set_verbosity(level=0, also_to_stdout=False):
@@ -215,6 +215,10 @@ class StaticFunction:
             return functools.partial(self._function, self._instance)
         return self._function
 
+    def _converted(self):
+        function = convert_to_static(self._function)
+        return functools.partial(function, self._instance) if self._instance is not None else function
+
     def _eager(self, args, kwargs):
         return self._target()(*args, **kwargs)
 
@@ -250,8 +254,11 @@ class StaticFunction:
         if entry is None:
             names = _default_names(self._function, args, kwargs, self._instance is not None)
             try:
-                entry = trace(self._target(), args, kwargs, specs, names)
+                entry = trace(self._converted(), args, kwargs, specs, names)
             except Exception as e:  # noqa: BLE001 - any failure to trace falls back or is reported
+                note = source_note(e)
+                if note is not None and hasattr(e, "add_note"):
+                    e.add_note(note)
                 if self._full_graph:
                     raise _trace_error(self.__name__, e) from e
                 if not self._warned:
@@ -300,9 +307,11 @@ def _trace_error(name, error):
             "Python control flow (if/while) and conversions (bool(), int(), float(), .numpy(), .item()) that need a "
             "tensor's value are not known while tracing; use paddle.static.nn.cond / paddle.static.nn.while_loop "
             "for them, or to_static(full_graph=False), which runs such a function eagerly.")
-    if type(error) in (TypeError, ValueError, RuntimeError, NotImplementedError, IndexError):
-        return type(error)(hint)
-    return RuntimeError(hint)
+    new = type(error)(hint) if type(error) in (TypeError, ValueError, RuntimeError, NotImplementedError,
+                                               IndexError, UnboundLocalError) else RuntimeError(hint)
+    for note in getattr(error, "__notes__", ()):
+        new.add_note(note)
+    return new
 
 
 def _forward_function(layer):
