@@ -17,3 +17,7 @@ from .split import split  # noqa: F401
 from . import static_ops  # noqa: F401  (the collective ops' process groups)
 from . import fleet  # noqa: F401
 from . import passes  # noqa: F401
+from .auto_parallel import (ProcessMesh, ReduceType, Placement, Shard, Replicate, Partial, DistAttr,  # noqa: F401
+                            get_mesh, set_mesh, shard_tensor, dtensor_from_fn, dtensor_from_local,
+                            dtensor_to_local, unshard_dtensor, reshard)
+from . import auto_parallel  # noqa: F401

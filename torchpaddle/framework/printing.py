@@ -129,5 +129,11 @@ def tensor_repr(tensor, prefix="Tensor"):
     """``Tensor(shape=[...], dtype=..., place=..., stop_gradient=...,`` then the values, as Paddle prints."""
     t = tensor._t.detach()
     indent = len(prefix) + 1
+    dist = ""
+    if type(t) is not torch.Tensor and hasattr(t, "full_tensor"):
+        # a dist tensor (torch DTensor): Paddle prints its mesh, placements and global value
+        dist = (f" process_mesh={tensor.process_mesh._ir_str()}, placements={tensor.placements}, "
+                "GlobalDenseTensor=")
+        t = t.full_tensor()
     return (f"{prefix}(shape={list(t.shape)}, dtype={tensor.dtype.name}, place={tensor.place}, "
-            f"stop_gradient={tensor.stop_gradient},\n{' ' * indent}{_body(t, indent)})")
+            f"stop_gradient={tensor.stop_gradient},{dist}\n{' ' * indent}{_body(t, indent)})")

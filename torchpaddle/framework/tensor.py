@@ -226,7 +226,7 @@ class Tensor:
     # -- conversion -----------------------------------------------------------------------------
     def _numpy_view(self):
         """An ndarray over the tensor's memory where possible (CPU), else a fresh one."""
-        t = self._t.detach()
+        t = _global(self._t.detach())   # a dist tensor (torch DTensor): the global value, as Paddle
         if t.device.type != "cpu":
             t = t.cpu()
         if t.dtype is torch.bfloat16:
@@ -247,7 +247,7 @@ class Tensor:
         return array.copy() if copy else array
 
     def item(self, *args):
-        t = self._t
+        t = _global(self._t)
         if args:
             t = t[args] if len(args) > 1 else t.reshape(-1)[args[0]]
         elif t.numel() != 1:
@@ -255,7 +255,7 @@ class Tensor:
         return t.item()
 
     def tolist(self):
-        return self.numpy().tolist() if self._t.dtype is torch.bfloat16 else self._t.tolist()
+        return self.numpy().tolist() if self._t.dtype is torch.bfloat16 else _global(self._t).tolist()
 
     def astype(self, dtype):
         out = wrap(self._t.to(_dtype.to_torch_dtype(dtype)))
@@ -347,14 +347,14 @@ class Tensor:
 
     def __format__(self, spec):
         if self._t.dim() == 0:
-            return format(self._t.item(), spec)
+            return format(_global(self._t).item(), spec)
         return object.__format__(self, spec)
 
     def __bool__(self):
         if self._t.numel() != 1:
             raise PaddleAssertionError("When Variable is used as the condition of if/while, Variable can only "
                                        f"contain one element, got shape {list(self._t.shape)}")
-        return bool(self._t.item())
+        return bool(_global(self._t).item())
 
     def __len__(self):
         if self._t.dim() == 0:
@@ -372,7 +372,7 @@ class Tensor:
         if self._t.dim() != 0:
             raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars, got shape "
                             f"{list(self._t.shape)}")
-        return self._t.item()
+        return _global(self._t).item()
 
     def __float__(self):
         return float(self._scalar())
@@ -387,7 +387,7 @@ class Tensor:
         t = self._t
         if t.is_floating_point() or t.is_complex() or t.dim() != 0:
             raise TypeError("only 0-dimensional integer tensors can be converted to an index")
-        return int(t.item())
+        return int(_global(t).item())
 
     __hash__ = object.__hash__
 
@@ -414,6 +414,11 @@ class Tensor:
 
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
+
+
+def _global(t):
+    """The whole value of a dist tensor (a torch DTensor, possibly Partial); a plain tensor as it is."""
+    return t.full_tensor() if type(t) is not torch.Tensor and hasattr(t, "full_tensor") else t
 
 
 def _rebuild_tensor(array, dtype_name, stop_gradient, name):

@@ -1,0 +1,103 @@
+"""ProcessMesh and placements in one process (no process group): against real Paddle 3.3.1 and by hand."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import paddle_ref  # noqa: E402
+import torchpaddle.distributed as dist  # noqa: E402
+from ap_reference import api_results  # noqa: E402
+from torchpaddle.distributed.auto_parallel.placement import from_torch_placements, to_torch_placements  # noqa: E402
+
+MODULE = "tests.distributed.auto_parallel.ap_reference"
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return paddle_ref.results(MODULE)["api"]
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return api_results(dist)
+
+
+@pytest.mark.conformance
+def test_api_matches_real_paddle(reference, ours):
+    assert sorted(ours) == sorted(reference)
+    for key, theirs in reference.items():
+        mine = ours[key]
+        if isinstance(theirs, tuple) and theirs and theirs[0] == "E":
+            # Paddle asserts; ours is PaddleAssertionError (an AssertionError and a ValueError)
+            assert mine[0] == "E" and (mine[1] == theirs[1] or (theirs[1] == "AssertionError"
+                                                              and mine[1] == "PaddleAssertionError")), key
+        else:
+            assert mine == theirs, f"{key}: ours {mine!r}, Paddle {theirs!r}"
+
+
+def test_mesh_by_hand():
+    m = dist.ProcessMesh([[0, 1, 2], [3, 4, 5]], dim_names=["dp", "mp"])
+    assert m.shape == [2, 3] and m.process_ids == [0, 1, 2, 3, 4, 5] and m.dim_names == ["dp", "mp"]
+    assert m.get_mesh_with_dim("mp").shape == [3, 2] and m.get_mesh_with_dim("mp").process_ids == [0, 3, 1, 4, 2, 5]
+    assert m[1].process_ids == [3, 4, 5] and m[1].dim_names == ["mp"]
+    assert m[:, 2].process_ids == [2, 5] and m[:, 2].dim_names == ["dp"]
+    # NumPy 2 safe (Paddle 3.3.1 raises TypeError here under NumPy 2)
+    assert m.get_rank_by_dim_and_process_id("mp", 4) == 1 and m.get_rank_by_dim_and_process_id("dp", 4) == 1
+    assert m.get_rank_by_dim_and_process_id("dp", 9) == -1
+    assert m == dist.ProcessMesh([[0, 1, 2], [3, 4, 5]]) and hash(m) == hash(dist.ProcessMesh([[0, 1, 2], [3, 4, 5]]))
+    assert len({m, dist.ProcessMesh([[0, 1, 2], [3, 4, 5]], dim_names=["a", "b"])}) == 1
+    with m:
+        from torchpaddle.framework.process_mesh import get_current_process_mesh
+        assert get_current_process_mesh() is m
+    assert get_current_process_mesh() is None
+    dist.set_mesh(m)
+    try:
+        assert dist.get_mesh() is m
+    finally:
+        dist.set_mesh(None)
+    import pickle
+    assert pickle.loads(pickle.dumps(m)).dim_names == ["dp", "mp"]
+
+
+def test_mesh_bad_input():
+    m = dist.ProcessMesh([[0, 1], [2, 3]], dim_names=["x", "y"])
+    with pytest.raises(ValueError, match="no dimension named"):
+        m.get_dim_size("z")
+    with pytest.raises(IndexError):
+        m[5]
+    with pytest.raises(ValueError):
+        dist.ProcessMesh([0, -1])
+    with pytest.raises(ValueError):
+        dist.set_mesh([0, 1])
+
+
+def test_placements_by_hand():
+    assert dist.Shard(1) == dist.Shard(1) and dist.Shard(1) != dist.Shard(0) and dist.Shard(0) != dist.Replicate()
+    assert dist.Partial() == dist.Partial(dist.ReduceType.kRedSum) != dist.Partial(dist.ReduceType.kRedMax)
+    assert repr(dist.Partial(dist.ReduceType.kRedAll)) == "Partial(reduce_type=ALL)"
+    with pytest.raises(TypeError):
+        dist.Partial("sum")
+    with pytest.raises(TypeError):
+        dist.Shard("0")
+    with pytest.raises(TypeError):
+        dist.Shard(0, shard_order=1, split_factor=2)
+
+
+def test_torch_placement_round_trip():
+    from torch.distributed.tensor import placement_types as tp
+    m = dist.ProcessMesh([[0, 1], [2, 3]])
+    ours = [dist.Shard(-1), dist.Partial(dist.ReduceType.kRedAny)]
+    torch_side = to_torch_placements(ours, m, 3)
+    assert torch_side == (tp.Shard(2), tp.Partial("bor"))
+    assert from_torch_placements(torch_side) == [dist.Shard(2), dist.Partial(dist.ReduceType.kRedAny)]
+    assert to_torch_placements([dist.Shard(0)], m, 2) == (tp.Shard(0), tp.Replicate())
+    assert from_torch_placements([tp._StridedShard(0, split_factor=2)]) == [dist.Shard(0, split_factor=2)]
+    with pytest.raises(ValueError, match="more than"):
+        to_torch_placements([dist.Replicate()] * 3, m, 2)
+    with pytest.raises(ValueError, match="out of range"):
+        to_torch_placements([dist.Shard(2)], m, 2)
+    with pytest.raises(TypeError):
+        to_torch_placements([dist.Placement()], m, 2)
