@@ -25,7 +25,7 @@ STATIC_UNSUPPORTED = {
 # Rows whose output size depends on input values: their static shape is -1 there.
 DATA_DEPENDENT = {"arange", "linspace", "logspace", "masked_select", "masked_select_input_kw", "nonzero",
                   "unique", "unique_consecutive", "where", "topk", "lstsq", "reshape_tensor_shape", "fftfreq",
-                  "rfftfreq"}
+                  "rfftfreq", "fluid_unique"}
 # Rows whose samples use the leading dim as a fixed size (reshape targets, split sections, square matrices,
 # a label per row of known count): with that dim unknown (-1) there is no static shape to check.
 BATCH_FIXED = {
@@ -75,7 +75,7 @@ def _run_static(case, sample, dtype, batch_unknown):
         out = resolve(paddle, case.api)(*args, **kwargs)
     feeds.pop("__batch__", None)
     outs = [o for o in flatten(out) if isinstance(o, paddle.static.Variable)]
-    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe = paddle.static.Executor()   # the current place, where the eager run computes too
     scope = paddle.static.Scope()
     with paddle.static.scope_guard(scope):
         exe.run(startup)

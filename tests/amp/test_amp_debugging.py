@@ -66,7 +66,8 @@ def test_checker_overflow_level_and_log_file(tmp_path, capsys):
     assert "[PRECISION]" not in capsys.readouterr().out
     with open(os.path.join(tmp_path, "worker_0.log")) as f:
         lines = f.read().splitlines()
-    assert lines == ["[PRECISION] in [device=cpu, op=elementwise_add, tensor=, dtype=fp32], numel=2, num_zero=0, "
+    assert lines == [f"[PRECISION] in [device={paddle.get_device()}, op=elementwise_add, tensor=, dtype=fp32], "
+                     "numel=2, num_zero=0, "
                      "max=1.400000e+05, min=2.000000e+00, mean=7.000100e+04"]
     assert not _dispatch._ORIGINAL
 

@@ -67,7 +67,7 @@ def test_o1_values_are_the_half_precision_computation(amp_here):
     w, b = linear.weight._t.detach(), linear.bias._t.detach()
     expected = x._t.half() @ w.half() + b.half()
     assert torch.equal(y._t, expected)
-    np.testing.assert_allclose(y.numpy().astype(F32), (x._t @ w + b).numpy(), rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(y.numpy().astype(F32), (x._t @ w + b).cpu().numpy(), rtol=1e-2, atol=1e-2)
 
 
 def test_o2_and_od_levels(amp_here):

@@ -40,9 +40,10 @@ ELEMENTWISE = [  # (name, transform, x) with a scalar event: fldj = log |dy/dx| 
 @pytest.mark.parametrize("name,make,x", ELEMENTWISE, ids=[e[0] for e in ELEMENTWISE])
 def test_elementwise_log_det_jacobian_against_autograd(name, make, x):
     transform = make()
-    xt = torch.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True, device=t(0.0)._t.device)  # where the transform's parameters are
     y = transform.forward(wrap(xt.detach()))
     (dy,) = torch.autograd.grad(transform.forward(wrap(xt))._t.sum(), [xt])
+    dy = dy.cpu()
     fldj = transform.forward_log_det_jacobian(t(x)).numpy()
     np.testing.assert_allclose(np.broadcast_to(fldj, x.shape), np.log(np.abs(dy.numpy())), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(transform.inverse(y).numpy(), x, rtol=1e-10, atol=1e-12)

@@ -110,7 +110,7 @@ def test_ops_return_plain_tensors_and_gradients_flow():
 
 
 def test_repr():
-    p = Parameter.from_tensor(paddle.to_tensor(np.array([1.0, 2.0], np.float32)))
+    p = Parameter.from_tensor(paddle.to_tensor(np.array([1.0, 2.0], np.float32), place=paddle.CPUPlace()))
     text = repr(p)
     assert text.startswith("Parameter containing:\nTensor(shape=[2], dtype=float32, place=Place(cpu), "
                            "stop_gradient=False,") and str(p) == text

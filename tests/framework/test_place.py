@@ -4,7 +4,15 @@ import torch
 import torchpaddle as paddle
 
 
-def test_cpu_place_and_device_roundtrip():
+@pytest.fixture
+def device_restored():
+    """Tests that change the current device give it back: later tests in the process would run on it."""
+    before = paddle.get_device()
+    yield
+    paddle.set_device(before)
+
+
+def test_cpu_place_and_device_roundtrip(device_restored):
     assert str(paddle.CPUPlace()) == "Place(cpu)" and paddle.CPUPlace() == paddle.CPUPlace()
     place = paddle.set_device("cpu")
     assert isinstance(place, paddle.CPUPlace.__mro__[1]) and place.is_cpu_place()

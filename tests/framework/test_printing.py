@@ -32,10 +32,15 @@ def restore_options():
     paddle.set_printoptions(**cases.DEFAULTS)
 
 
+def _place():
+    """How the current place prints: Place(cpu), or Place(gpu:0) on a GPU."""
+    return f"Place({paddle.get_device()})"
+
+
 def test_hand_worked_values(restore_options):
     # Paddle's layout, worked out by hand: 0-d floats keep full precision, integral floats (inf too) end in
     # '.', nan has no dot, and the width and sign column come from the summarized edges only
-    head = "Tensor(shape={}, dtype={}, place=Place(cpu), stop_gradient=True,\n       "
+    head = "Tensor(shape={}, dtype={}, place=" + _place() + ", stop_gradient=True,\n       "
     assert str(paddle.to_tensor(2.5)) == head.format([], "float32") + "2.50000000)"
     assert str(paddle.to_tensor(float("-inf"))) == head.format([], "float32") + "-inf.)"
     assert str(paddle.to_tensor([1.0, float("inf"), float("nan")])) == (
@@ -51,8 +56,8 @@ def test_hand_worked_values(restore_options):
 
 def test_parameter_and_type_names():
     p = paddle.nn.Linear(2, 3).bias
-    assert str(p) == repr(p) == ("Parameter containing:\nTensor(shape=[3], dtype=float32, place=Place(cpu), "
-                                 "stop_gradient=False,\n       [0., 0., 0.])")
+    assert str(p) == repr(p) == ("Parameter containing:\nTensor(shape=[3], dtype=float32, place=" + _place() +
+                                 ", stop_gradient=False,\n       [0., 0., 0.])")
     assert str(type(paddle.ones([1]))) == "<class 'paddle.Tensor'>"
     assert str(paddle.int8) == "paddle.int8" and repr(paddle.int8) == "<DataType.INT8: 3>"
 

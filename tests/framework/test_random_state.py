@@ -51,6 +51,7 @@ import sys
 sys.path.insert(0, {root!r})
 import numpy as np
 import torchpaddle as paddle
+paddle.set_device({device!r})
 {seed}
 print(np.concatenate([paddle.rand([3]).numpy().astype('float64'), paddle.randn([3]).numpy().astype('float64'),
                       paddle.randint(0, 1000, [3]).numpy().astype('float64')]).tolist())
@@ -58,7 +59,9 @@ print(np.concatenate([paddle.rand([3]).numpy().astype('float64'), paddle.randn([
 
 
 def _fresh_process(seed_line):
-    out = subprocess.run([sys.executable, "-c", _SCRIPT.format(root=ROOT, seed=seed_line)], capture_output=True,
+    # the device of this process: the CPU and a GPU draw different streams from one seed
+    script = _SCRIPT.format(root=ROOT, seed=seed_line, device=paddle.get_device())
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True,
                          text=True, timeout=300, check=True)
     return out.stdout.strip().splitlines()[-1]
 
@@ -81,11 +84,13 @@ def test_seed_returns_generator():
     g = paddle.seed(7)
     assert g.initial_seed() == 7
     assert g.manual_seed(9) is g and g.initial_seed() == 9
-    assert paddle.Generator() is g and paddle.Generator("cpu") is g
-    state = g.get_state()
-    assert state.current_seed() == 9
+    assert paddle.Generator("cpu") is g   # as in Paddle, seed returns the CPU generator
+    assert paddle.Generator() is paddle.Generator(paddle.get_device())   # the current device's (g on the CPU)
+    assert g.get_state().current_seed() == 9
+    current = paddle.Generator()   # the one paddle.rand draws from here
+    state = current.get_state()
     a = paddle.rand([5]).numpy()
-    g.set_state(state)
+    current.set_state(state)
     np.testing.assert_array_equal(a, paddle.rand([5]).numpy())
     value = g.random()
     assert isinstance(value, int) and 0 <= value < 2 ** 64

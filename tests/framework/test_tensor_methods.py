@@ -31,7 +31,7 @@ def test_shape_aliases_match_numpy():
 
 
 def test_storage_queries_and_fills():
-    x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]], place=paddle.CPUPlace())
     assert x.strides == [2, 1] and x.get_strides() == [2, 1] and x.stride(0) == 2 and x.is_contiguous()
     assert x.itemsize == 4 and x.is_cuda is False and x.device == "cpu"
     y = x.clone()

@@ -60,7 +60,10 @@ def test_two_workers_give_the_same_batches_as_none():
     assert multi[0][2] == ["s0", "s1", "s2", "s3"]
     multi[0][0][0, 0] = 5.0   # a Tensor from shared memory is an ordinary writable Tensor
     assert multi[0][0].numpy()[0, 0] == 5.0
-    tensors = io.TensorDataset([paddle.arange(12, dtype="float32").reshape([6, 2]), paddle.arange(6)])
+    # host tensors: a worker forked after CUDA started cannot read GPU ones (in Paddle neither)
+    cpu = paddle.CPUPlace()
+    tensors = io.TensorDataset([paddle.to_tensor(np.arange(12, dtype="float32").reshape([6, 2]), place=cpu),
+                                paddle.to_tensor(np.arange(6), place=cpu)])
     a = list(io.DataLoader(tensors, batch_size=4, num_workers=2))
     assert _plain(a) == _plain(list(io.DataLoader(tensors, batch_size=4)))
 

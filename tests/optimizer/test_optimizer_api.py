@@ -210,7 +210,7 @@ def test_float64_parameters():
 def test_sparse_gradients_are_densified():
     w = _param([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     opt = opt_mod.SGD(0.5, parameters=[w])
-    w._t.grad = torch.sparse_coo_tensor([[1]], [[2.0, 2.0]], (3, 2))
+    w._t.grad = torch.sparse_coo_tensor([[1]], [[2.0, 2.0]], (3, 2), device=w._t.device)
     opt.step()
     np.testing.assert_allclose(w.numpy(), [[1.0, 2.0], [2.0, 3.0], [5.0, 6.0]])
 
@@ -344,9 +344,10 @@ def test_adam_lazy_mode_with_dense_gradients_updates_every_row():
 @pytest.mark.parametrize("cls_name", ["Adam", "AdamW"])
 def test_lazy_mode_with_sparse_gradients_touches_only_present_rows(cls_name):
     init = np.arange(6, dtype="float32").reshape(3, 2) + 1.0
-    grads = [torch.sparse_coo_tensor([[1, 1]], [[2.0, 2.0], [1.0, -1.0]], (3, 2)),
-             torch.sparse_coo_tensor([[0]], [[0.5, 0.25]], (3, 2))]
     lazy_w, dense_w = _param(init), _param(init)
+    dev = lazy_w._t.device
+    grads = [torch.sparse_coo_tensor([[1, 1]], [[2.0, 2.0], [1.0, -1.0]], (3, 2), device=dev),
+             torch.sparse_coo_tensor([[0]], [[0.5, 0.25]], (3, 2), device=dev)]
     extra = {"weight_decay": 0.0} if cls_name == "AdamW" else {}  # lazy AdamW decays only the present rows
     lazy = getattr(opt_mod, cls_name)(0.1, parameters=[lazy_w], lazy_mode=True, amsgrad=True, **extra)
     dense = getattr(opt_mod, cls_name)(0.1, parameters=[dense_w], amsgrad=True, **extra)

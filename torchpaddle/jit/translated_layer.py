@@ -11,6 +11,7 @@ import torch
 
 from ..framework.mode import STATE as _MODE
 from ..framework.parameter import Parameter
+from ..framework.place import current_torch_device
 from ..framework.program import Block
 from ..framework.tensor import Tensor
 from ..nn import Layer
@@ -92,7 +93,7 @@ class TranslatedLayer(Layer):
         for name, value in zip(self._feed_names, inputs):
             var = block.var(name)
             if isinstance(value, np.ndarray):
-                value = torch.from_numpy(np.ascontiguousarray(value))
+                value = torch.from_numpy(np.ascontiguousarray(value)).to(current_torch_device())  # as to_tensor
             elif isinstance(value, Tensor):
                 value = value._t
             else:

@@ -38,6 +38,9 @@ class LoDTensor:
         t = torch_value(array)
         if t is None:
             t = torch.from_numpy(np.array(array, copy=True))
+            if place is None:  # host data without a place: where the variable lives, else the current place
+                old = self._t
+                t = t.to(old.device if isinstance(old, torch.Tensor) else to_torch_device(None))
         device = to_torch_device(place) if place is not None else t.device
         self._holder._value = t.to(device)
 

@@ -180,7 +180,8 @@ def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
 
 def logit(x, eps=None, name=None):
     _not_tensor(x, "logit")
-    return _ops.logit(x, eps=None if eps is None else float(eps))
+    # NOTE: as Paddle, no eps is eps=0.0 (no clamping), so that a static program's attribute is a float
+    return _ops.logit(x, eps=0.0 if eps is None else float(eps))
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):

@@ -177,7 +177,8 @@ def random_split(dataset, lengths, generator=None):
     if sum(lengths) != total:
         raise ValueError(f"random_split: sum of input lengths {sum(lengths)} does not equal the length of the "
                          f"input dataset ({total})")
-    order = torch.randperm(total, generator=_torch_generator(generator)).tolist()
+    gen = _torch_generator(generator)
+    order = torch.randperm(total, generator=gen, device=None if gen is None else gen.device).tolist()
     out, offset = [], 0
     for n in lengths:
         out.append(Subset(dataset, order[offset:offset + n]))

@@ -6,6 +6,8 @@ import torch
 # The SeedSequence-style hash that Paddle also uses to seed NumPy in worker ``id`` from the base seed.
 from torch.utils.data._utils.worker import _generate_state
 
+from ...framework.place import set_device
+
 __all__ = ["get_worker_info", "WorkerInfo"]
 
 _worker_info = None
@@ -49,6 +51,9 @@ class WorkerInit:
 
     def __call__(self, worker_id):
         global _worker_info
+        # Workers build their samples on the CPU, as Paddle's do (the main process moves batches to the place);
+        # a worker forked after CUDA started cannot use the GPU anyway.
+        set_device("cpu")
         seed = self.base_seed + worker_id
         random.seed(seed)
         torch.manual_seed(seed)

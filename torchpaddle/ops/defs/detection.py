@@ -62,7 +62,7 @@ def greedy_nms(boxes, iou_fn, threshold, eta=1.0, limit=None):
     if n == 0:
         return keep
     if eta >= 1:   # a fixed threshold: each kept box suppresses the later ones at once
-        alive = torch.ones(n, dtype=torch.bool)
+        alive = torch.ones(n, dtype=torch.bool, device=boxes.device)
         i = 0
         while limit is None or len(keep) < limit:
             keep.append(i)
@@ -439,7 +439,7 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, top_k, nor
     sel_boxes, sel_scores = boxes[candidates], scores[candidates]
     k = len(candidates)
     iou = jaccard(sel_boxes[:, None], sel_boxes[None, :], normalized)   # [k, k]
-    lower = torch.ones(k, k, dtype=torch.bool).tril(-1)   # j < i
+    lower = torch.ones(k, k, dtype=torch.bool, device=iou.device).tril(-1)   # j < i
     iou = torch.where(lower, iou, torch.zeros_like(iou))
     iou_max = iou.max(dim=1).values                       # max over j < i
     if gaussian:
@@ -608,9 +608,11 @@ def distribute_fpn_proposals(FpnRois, RoisNum, *, min_level, max_level, refer_le
     level = torch.floor(torch.log2(scale / refer_scale + torch.tensor(1e-6, dtype=dtype)) + refer_level)
     level = level.clamp(min_level, max_level).to(torch.int64)
     order = torch.sort(level, stable=True).indices
-    restore = torch.empty(r, dtype=torch.int32)
-    restore[order] = torch.arange(r, dtype=torch.int32)
-    image = torch.repeat_interleave(torch.arange(len(per_image)), torch.tensor(per_image, dtype=torch.int64))
+    dev = FpnRois.device
+    restore = torch.empty(r, dtype=torch.int32, device=dev)
+    restore[order] = torch.arange(r, dtype=torch.int32, device=dev)
+    image = torch.repeat_interleave(torch.arange(len(per_image), device=dev),
+                                    torch.tensor(per_image, dtype=torch.int64, device=dev))
     multi, counts = [], []
     for lvl in range(min_level, max_level + 1):
         at = (level == lvl).nonzero().flatten()

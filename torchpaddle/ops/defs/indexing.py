@@ -192,6 +192,17 @@ def put_along_axis(Input, Index, Value, *, Axis, Reduce, Include_self):
     return Input.scatter_reduce(axis, Index, Value, reduce, include_self=Include_self)
 
 
+def _rewrite_last_updates(out, ids, updates):
+    """CUDA's index_put writes repeated indices in no fixed order: write each index's last update again (unique
+    indices now), outside autograd, so every update keeps its gathered gradient as in Paddle."""
+    ids = ids.long()
+    pos = torch.arange(ids.shape[0], device=ids.device)
+    last = torch.full((out.shape[0],), -1, dtype=torch.int64, device=ids.device).scatter_reduce_(0, ids, pos, "amax")
+    keep = last[ids] == pos
+    with torch.no_grad():
+        out.index_put_((ids[keep],), updates[keep].detach())
+
+
 @op("scatter", inputs=["X", "Ids", "Updates"], outputs=["Out"], attrs={"overwrite": True})
 def scatter(X, Ids, Updates, *, overwrite):
     check_index_dtype("scatter", "index", Ids)
@@ -214,7 +225,10 @@ def scatter(X, Ids, Updates, *, overwrite):
     Ids = check_index_values("scatter", "index", Ids, X.shape[0])
     if overwrite:
         # NOTE: with repeated indices the last update wins (torch's CPU kernel writes in order, as Paddle's).
-        return X.index_put((Ids,), Updates)
+        out = X.index_put((Ids,), Updates)
+        if out.is_cuda and n > 1:
+            _rewrite_last_updates(out, Ids, Updates)
+        return out
     # Paddle zeroes every indexed row first, then accumulates all its updates into it.
     return X.index_fill(0, Ids, 0).index_add(0, Ids, Updates)
 
@@ -340,6 +354,12 @@ def unique(X, *, dtype, return_index, return_inverse, return_counts, axis, is_so
         flat = X.reshape(-1)
         out, inverse, counts = torch.unique(flat, sorted=True, return_inverse=True, return_counts=True)
         length = flat.shape[0]
+        if not is_sorted:
+            # NOTE: the legacy (is_sorted=False, fluid's) unique lists values in order of first appearance
+            order = torch.argsort(_first_occurrence(inverse, counts.shape[0], length))
+            rank = torch.empty_like(order)
+            rank[order] = torch.arange(order.shape[0], device=order.device)
+            out, counts, inverse = out[order], counts[order], rank[inverse]
     indices = _first_occurrence(inverse, counts.shape[0], length) if return_index else None
     return (out,
             indices.to(index_dtype) if return_index else None,

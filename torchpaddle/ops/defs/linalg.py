@@ -63,9 +63,22 @@ def _concrete(t):
 
 # -- products -------------------------------------------------------------------------------------------------
 
+def cuda_integer(t):
+    """An integer (or bool) tensor on a GPU: torch has no CUDA GEMM for it, Paddle's GPU kernels do."""
+    return t.is_cuda and not (t.is_floating_point() or t.is_complex())
+
+
+def on_cpu_and_back(fn, *tensors):
+    """``fn`` over CPU copies of ``tensors``, its result moved back to their device (for integer products on the
+    GPU, which torch computes only on the CPU; exact, where float64 would round above 2**53)."""
+    return fn(*(t.cpu() for t in tensors)).to(tensors[0].device)
+
+
 def _product_error(op_type, X, Y):
     if not isinstance(X, torch.Tensor) or not isinstance(Y, torch.Tensor):
         return InputTypeError(f"{op_type}: X and Y must be Tensors, got {type(X).__name__} and {type(Y).__name__}")
+    if X.device != Y.device:
+        return ValueError(f"{op_type}: X is on {X.device} and Y on {Y.device}; both must be on the same place")
     if X.dtype is not Y.dtype:
         return ValueError(f"{op_type}: X ({dtype_name(X)}) and Y ({dtype_name(Y)}) must have the same dtype")
     if X.dtype is torch.bool:
@@ -83,6 +96,12 @@ def matmul_v2(X, Y, *, trans_x, trans_y):
             Y = Y.mT
         return torch.matmul(X, Y)
     except (RuntimeError, TypeError, AttributeError):
+        if isinstance(X, torch.Tensor) and isinstance(Y, torch.Tensor) and cuda_integer(X) and X.dtype is Y.dtype \
+                and Y.is_cuda and X.dtype is not torch.bool:
+            try:
+                return on_cpu_and_back(torch.matmul, X, Y)
+            except RuntimeError:
+                pass
         raise _product_error("matmul_v2", X, Y) from None
 
 
@@ -134,6 +153,8 @@ def dot(X, Y):
         raise KernelDtypeError("dot: bool Tensors are not supported")
     same_dtype("dot", X, Y)
     if X.dim() == 1:
+        if cuda_integer(X):
+            return on_cpu_and_back(torch.dot, X, Y)
         return torch.dot(X, Y)
     return torch.linalg.vecdot(X, Y) if X.is_complex() else (X * Y).sum(-1, dtype=X.dtype)
 
@@ -177,6 +198,11 @@ def einsum(Operands, *, equation):
     try:
         return torch.einsum(equation, *Operands)
     except RuntimeError as exc:
+        if Operands and all(cuda_integer(t) for t in Operands):
+            try:
+                return on_cpu_and_back(lambda *ts: torch.einsum(equation, *ts), *Operands)
+            except RuntimeError:
+                pass
         shapes = [list(t.shape) for t in Operands]
         raise ValueError(f"einsum: equation {equation!r} does not fit operands of shapes {shapes}: "
                          f"{str(exc).splitlines()[0]}") from None

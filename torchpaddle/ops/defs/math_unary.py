@@ -148,7 +148,7 @@ def stanh(X, *, scale_a, scale_b):
 
 @op("logit", attrs={"eps": 1e-6}, spmd="elementwise")
 def logit(X, *, eps):
-    return torch.logit(float_input("logit", X, complex_ok=False), eps)
+    return torch.logit(float_input("logit", X, complex_ok=False), eps or None)
 
 
 @op("nan_to_num", attrs={"nan": 0.0, "posinf": None, "neginf": None}, spmd="elementwise",
@@ -360,6 +360,8 @@ def inner(X, Y):
     same_dtype("inner", X, Y)
     if X.dim() and Y.dim() and X.shape[-1] != Y.shape[-1]:
         raise ValueError(f"inner: the last dimension of X{list(X.shape)} and Y{list(Y.shape)} must match")
+    if X.is_cuda and not (X.is_floating_point() or X.is_complex()):
+        return torch.inner(X.cpu(), Y.cpu()).to(X.device)   # torch has no integer GEMM on CUDA; Paddle does
     return torch.inner(X, Y)
 
 

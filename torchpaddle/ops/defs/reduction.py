@@ -425,7 +425,11 @@ def histogram(X, Weight, *, bins, min, max, density):
             raise ValueError(f"histogram: Weight has dtype {from_torch_dtype(Weight.dtype).name} but X has "
                              f"{from_torch_dtype(X.dtype).name}; they must match")
     _no_bool("histogram", X, "float and integer")
+    device = X.device
     X = X.detach().reshape(-1).to(torch.float64)
+    if device.type == "cuda":  # torch.histogram has no CUDA kernel: count on the CPU, return on the GPU
+        X = X.cpu()
+        Weight = None if Weight is None else Weight.cpu()
     out_dtype = torch.int64 if Weight is None and not density else torch.float32
     if X.device.type == "meta":
         return torch.empty(bins, dtype=out_dtype, device="meta")
@@ -438,7 +442,7 @@ def histogram(X, Weight, *, bins, min, max, density):
         low, high = float(min), float(max)
     w = None if Weight is None else Weight.detach().reshape(-1).to(torch.float64)
     counts, _ = torch.histogram(X, bins, range=(low, high), weight=w, density=density)
-    return counts.to(out_dtype)
+    return counts.to(device=device, dtype=out_dtype)
 
 
 # -- cumulative ------------------------------------------------------------------------------------------

@@ -55,8 +55,8 @@ def _align_axis(start, size, pooled, grid, grid_max, extent, dtype):
     """Sample positions of one axis for a chunk of RoIs -> (low index, high index, low weight, high weight), each
     [R, pooled * grid_max]; samples past a RoI's own grid or off the map weigh zero."""
     r = start.shape[0]
-    p = torch.arange(pooled, dtype=dtype).reshape(1, pooled, 1)
-    i = torch.arange(grid_max, dtype=dtype).reshape(1, 1, grid_max)
+    p = torch.arange(pooled, dtype=dtype, device=start.device).reshape(1, pooled, 1)
+    i = torch.arange(grid_max, dtype=dtype, device=start.device).reshape(1, 1, grid_max)
     g = grid.to(dtype).reshape(r, 1, 1)
     pos = start.reshape(r, 1, 1) + (size / pooled).reshape(r, 1, 1) * (p + (i + 0.5) / g)
     used = (i < g) & (pos >= -1.0) & (pos <= extent)
@@ -92,7 +92,7 @@ def roi_align(X, ROIs, RoisNum, *, pooled_height, pooled_width, spatial_scale, s
     if not aligned:
         roi_w, roi_h = roi_w.clamp(min=1.0), roi_h.clamp(min=1.0)
     if sampling_ratio > 0:
-        grid_h = grid_w = torch.full((r,), sampling_ratio, dtype=torch.int64)
+        grid_h = grid_w = torch.full((r,), sampling_ratio, dtype=torch.int64, device=X.device)
     else:
         grid_h = torch.ceil(roi_h / pooled_height).to(torch.int64).clamp(min=0)
         grid_w = torch.ceil(roi_w / pooled_width).to(torch.int64).clamp(min=0)
@@ -109,8 +109,8 @@ def roi_align(X, ROIs, RoisNum, *, pooled_height, pooled_width, spatial_scale, s
         sh, sw = int(span_h[idx].max()), int(span_w[idx].max())
         ay = _axis_matrix([t[idx] for t in rows], top[idx], sh, pooled_height, gh)
         ax = _axis_matrix([t[idx] for t in cols], left[idx], sw, pooled_width, gw)
-        win_rows = (top[idx, None] + torch.arange(sh)).clamp(max=h - 1)
-        win_cols = (left[idx, None] + torch.arange(sw)).clamp(max=w - 1)
+        win_rows = (top[idx, None] + torch.arange(sh, device=X.device)).clamp(max=h - 1)
+        win_cols = (left[idx, None] + torch.arange(sw, device=X.device)).clamp(max=w - 1)
         at = (batch[idx, None, None] * h + win_rows[:, :, None]) * w + win_cols[:, None, :]
         window = flat.index_select(0, at.reshape(-1))                                    # [r * sh * sw, C]
         k = len(idx)
@@ -153,8 +153,8 @@ def _axis_matrix(samples, first, span, pooled, grid_max):
     """[r, pooled, span]: the summed interpolation weights of each bin's samples on each row of the window."""
     low, high, w_low, w_high = samples
     r = low.shape[0]
-    bins = (torch.arange(low.shape[1]) // grid_max)[None] * span
-    matrix = torch.zeros(r, pooled * span, dtype=w_low.dtype)
+    bins = (torch.arange(low.shape[1], device=low.device) // grid_max)[None] * span
+    matrix = torch.zeros(r, pooled * span, dtype=w_low.dtype, device=low.device)
     matrix.scatter_add_(1, bins + (low - first[:, None]).clamp(0, span - 1), w_low)
     matrix.scatter_add_(1, bins + (high - first[:, None]).clamp(0, span - 1), w_high)
     return matrix.reshape(r, pooled, span)
@@ -164,7 +164,7 @@ def _axis_matrix(samples, first, span, pooled, grid_max):
 def _pool_bins(start, length, pooled, extent):
     """Integer [start, end) of each bin, Paddle's float32 arithmetic: [R, pooled] each, clipped to the map."""
     bin_size = length.to(torch.float32) / float(pooled)
-    p = torch.arange(pooled, dtype=torch.float32)
+    p = torch.arange(pooled, dtype=torch.float32, device=start.device)
     first = torch.floor(p[None] * bin_size[:, None]).to(torch.int64) + start[:, None]
     last = torch.ceil((p[None] + 1) * bin_size[:, None]).to(torch.int64) + start[:, None]
     return first.clamp(0, extent), last.clamp(0, extent)
@@ -181,7 +181,7 @@ def roi_pool(X, ROIs, RoisNum, *, pooled_height, pooled_width, spatial_scale):
     r = ROIs.shape[0]
     if r == 0 or c == 0 or h == 0 or w == 0:
         return (X.new_zeros(r, c, pooled_height, pooled_width),
-                torch.full((r, c, pooled_height, pooled_width), -1, dtype=torch.int64))
+                torch.full((r, c, pooled_height, pooled_width), -1, dtype=torch.int64, device=X.device))
     corners = _c_round(ROIs.detach().to(X.dtype) * torch.tensor(spatial_scale, dtype=torch.float32).to(X.dtype))
     corners = corners.to(torch.int64)
     box_h = (corners[:, 3] - corners[:, 1] + 1).clamp(min=1)
@@ -192,7 +192,7 @@ def roi_pool(X, ROIs, RoisNum, *, pooled_height, pooled_width, spatial_scale):
     span_h = (he[:, -1] - hs[:, 0]).clamp(min=1)
     span_w = (we[:, -1] - ws[:, 0]).clamp(min=1)
     out = X.new_empty(r, c, pooled_height, pooled_width)
-    arg = torch.empty(r, c, pooled_height, pooled_width, dtype=torch.int64)
+    arg = torch.empty(r, c, pooled_height, pooled_width, dtype=torch.int64, device=X.device)
     for idx in _similar_windows(span_h, span_w, c * max(pooled_height, pooled_width)):
         out[idx], arg[idx] = _roi_pool_window(flat, (h, w), batch[idx], hs[idx], he[idx], ws[idx], we[idx])
     return out, arg
@@ -202,12 +202,12 @@ def _roi_pool_window(flat, size, batch, hs, he, ws, we):
     """Max pooling of a chunk of RoIs: each bin's columns are gathered per window row (a bin spans at most a
     few columns), reduced, then the same for rows. Returns [r, C, PH, PW] maxima and flat argmax positions."""
     h, w = size
-    r, c = batch.shape[0], flat.shape[1]
+    r, c, dev = batch.shape[0], flat.shape[1], flat.device
     top = hs[:, 0]
     span = max(int((he[:, -1] - top).max()), 1)
-    rows = (top[:, None] + torch.arange(span)).clamp(max=h - 1)                        # [r, span]
+    rows = (top[:, None] + torch.arange(span, device=dev)).clamp(max=h - 1)            # [r, span]
     col_len = max(int((we - ws).max()), 1)
-    cols = ws[:, :, None] + torch.arange(col_len)                                      # [r, PW, col_len]
+    cols = ws[:, :, None] + torch.arange(col_len, device=dev)                          # [r, PW, col_len]
     col_in = cols < we[:, :, None]
     at = (batch[:, None, None, None] * h + rows[:, :, None, None]) * w + cols.clamp(max=w - 1)[:, None]
     values = flat.index_select(0, at.reshape(-1)).reshape(r, span, *cols.shape[1:], c)
@@ -216,15 +216,17 @@ def _roi_pool_window(flat, size, batch, hs, he, ws, we):
     row_max, col_arg = torch.where(col_in[:, None, :, :, None], values, low).max(dim=3)
     # stage 2: each bin's rows -> [r, PH, PW, C]
     row_len = max(int((he - hs).max()), 1)
-    rel = (hs - top[:, None])[:, :, None] + torch.arange(row_len)                      # [r, PH, row_len]
+    rel = (hs - top[:, None])[:, :, None] + torch.arange(row_len, device=dev)          # [r, PH, row_len]
     row_in = rel < (he - top[:, None])[:, :, None]
-    picked = row_max[torch.arange(r)[:, None, None], rel.clamp(max=span - 1)]         # [r, PH, row_len, PW, C]
+    ids = torch.arange(r, device=dev)
+    picked = row_max[ids[:, None, None], rel.clamp(max=span - 1)]                      # [r, PH, row_len, PW, C]
     out, row_arg = torch.where(row_in[..., None, None], picked, low).max(dim=2)
     empty = ((he <= hs)[:, :, None] | (we <= ws)[:, None, :])[..., None]               # [r, PH, PW, 1]
     out = torch.where(empty, torch.zeros((), dtype=out.dtype), out)
     best_row = rel.gather(2, row_arg.flatten(2)).reshape(row_arg.shape)                # window-relative
-    col_at = col_arg[torch.arange(r)[:, None, None, None], best_row.clamp(max=span - 1),
-                     torch.arange(col_arg.shape[2])[None, None, :, None], torch.arange(c)[None, None, None, :]]
+    col_at = col_arg[ids[:, None, None, None], best_row.clamp(max=span - 1),
+                     torch.arange(col_arg.shape[2], device=dev)[None, None, :, None],
+                     torch.arange(c, device=dev)[None, None, None, :]]
     arg = (top[:, None, None, None] + best_row) * w + ws[:, None, :, None] + col_at
     arg = torch.where(empty, torch.full_like(arg, -1), arg)
     return out.permute(0, 3, 1, 2), arg.permute(0, 3, 1, 2)
@@ -255,7 +257,7 @@ def psroi_pool(X, ROIs, RoisNum, *, pooled_height, pooled_width, output_channels
     roi_w = torch.clamp(end_w - start_w, min=0.1)
 
     def bins(start, size, pooled, extent):
-        p = torch.arange(pooled, dtype=dtype)[None]
+        p = torch.arange(pooled, dtype=dtype, device=X.device)[None]
         bin_size = (size / pooled)[:, None]
         first = torch.floor(p * bin_size + start[:, None]).to(torch.int64).clamp(0, extent)
         last = torch.ceil((p + 1) * bin_size + start[:, None]).to(torch.int64).clamp(0, extent)
@@ -264,7 +266,7 @@ def psroi_pool(X, ROIs, RoisNum, *, pooled_height, pooled_width, output_channels
     ws, we = bins(start_w, roi_w, pooled_width, w)
     # box sums from an integral image (accumulated in float64 so the differences keep their precision)
     integral = torch.nn.functional.pad(X.to(torch.float64).cumsum(2).cumsum(3), (1, 0, 1, 0))
-    channel = torch.arange(c).reshape(1, output_channels, pooled_height, pooled_width)
+    channel = torch.arange(c, device=X.device).reshape(1, output_channels, pooled_height, pooled_width)
     b = batch.reshape(r, 1, 1, 1)
     top, bottom = hs.reshape(r, 1, pooled_height, 1), he.reshape(r, 1, pooled_height, 1)
     left, right = ws.reshape(r, 1, 1, pooled_width), we.reshape(r, 1, 1, pooled_width)
@@ -283,12 +285,12 @@ def _deform_columns(x, offset, mask, ksize, strides, paddings, dilations, dg, ou
     kh, kw = ksize
     ho, wo = out_hw
     k = kh * kw
-    dtype = x.dtype
+    dtype, dev = x.dtype, x.device
     off = offset.reshape(n, dg, k, 2, ho, wo)
-    tap_h = (torch.arange(kh, dtype=dtype) * dilations[0]).repeat_interleave(kw).reshape(1, 1, k, 1, 1)
-    tap_w = (torch.arange(kw, dtype=dtype) * dilations[1]).repeat(kh).reshape(1, 1, k, 1, 1)
-    base_h = (torch.arange(ho, dtype=dtype) * strides[0] - paddings[0]).reshape(1, 1, 1, ho, 1)
-    base_w = (torch.arange(wo, dtype=dtype) * strides[1] - paddings[1]).reshape(1, 1, 1, 1, wo)
+    tap_h = (torch.arange(kh, dtype=dtype, device=dev) * dilations[0]).repeat_interleave(kw).reshape(1, 1, k, 1, 1)
+    tap_w = (torch.arange(kw, dtype=dtype, device=dev) * dilations[1]).repeat(kh).reshape(1, 1, k, 1, 1)
+    base_h = (torch.arange(ho, dtype=dtype, device=dev) * strides[0] - paddings[0]).reshape(1, 1, 1, ho, 1)
+    base_w = (torch.arange(wo, dtype=dtype, device=dev) * strides[1] - paddings[1]).reshape(1, 1, 1, 1, wo)
     ph = base_h + tap_h + off[:, :, :, 0]                      # [N, dg, K, Ho, Wo]
     pw = base_w + tap_w + off[:, :, :, 1]
     inside = (ph > -1) & (pw > -1) & (ph < h) & (pw < w)

@@ -192,12 +192,16 @@ def _interpolate(x, oh, ow, mode):
     if (ih, iw) == (oh, ow):
         return x.clone()
     dtype = x.dtype
+
+    def from_numpy(a):  # the taps are computed on the host; the weights must sit with the image
+        return torch.from_numpy(a).to(x.device)
+
     if mode == "nearest":
-        return x[..., torch.from_numpy(_nearest_taps(ih, oh)), :][..., torch.from_numpy(_nearest_taps(iw, ow))]
+        return x[..., from_numpy(_nearest_taps(ih, oh)), :][..., from_numpy(_nearest_taps(iw, ow))]
     work = torch.float64 if dtype == torch.float64 else torch.float32
     if mode == "bilinear":
-        yn, ys, dn, ds = (torch.from_numpy(a) for a in _linear_taps(ih, oh))
-        xw, xe, dw, de = (torch.from_numpy(a) for a in _linear_taps(iw, ow))
+        yn, ys, dn, ds = (from_numpy(a) for a in _linear_taps(ih, oh))
+        xw, xe, dw, de = (from_numpy(a) for a in _linear_taps(iw, ow))
         dn, ds = dn.to(work)[:, None], ds.to(work)[:, None]
         dw, de = dw.to(work), de.to(work)
         rows_n, rows_s = x[..., yn, :].to(work), x[..., ys, :].to(work)
@@ -211,15 +215,15 @@ def _interpolate(x, oh, ow, mode):
         xw = x.to(work)
         rows = []
         for k in range(4):
-            r = xw[..., torch.from_numpy(yi[k]), :]
+            r = xw[..., from_numpy(yi[k]), :]
             acc = None
             for j in range(4):
-                term = r[..., torch.from_numpy(xi[j])] * torch.from_numpy(xc[j])
+                term = r[..., from_numpy(xi[j])] * from_numpy(xc[j])
                 acc = term if acc is None else acc + term
             rows.append(acc)
         out = None
         for k in range(4):
-            term = rows[k] * torch.from_numpy(yc[k])[:, None]
+            term = rows[k] * from_numpy(yc[k])[:, None]
             out = term if out is None else out + term
         return _cast_back(out, dtype)
     if mode == "area":
@@ -270,7 +274,7 @@ def _grid_transform(x, grid, mode, fill):
         raise ValueError(f"interpolation for Tensor images must be 'bilinear' or 'nearest', got {mode!r}")
     dtype = x.dtype
     x = x.to(_work_dtype(x))
-    grid = grid.to(x.dtype)
+    grid = grid.to(device=x.device, dtype=x.dtype)   # built on the host, in Paddle's float32 order
     if x.shape[0] > 1:
         grid = grid.expand(x.shape[0], *grid.shape[1:])
     if fill is not None:
@@ -283,7 +287,7 @@ def _grid_transform(x, grid, mode, fill):
             if len(set(values)) != 1:
                 raise ValueError(f"fill {fill!r} has {len(values)} values for a {out.shape[1]}-channel image")
             values = values[:1]
-        fill_img = torch.tensor(values, dtype=out.dtype).reshape(1, -1, 1, 1)
+        fill_img = torch.tensor(values, dtype=out.dtype, device=out.device).reshape(1, -1, 1, 1)
         if mode == "nearest":
             mask = (mask < 0.5).to(out.dtype)
             out = out * (1.0 - mask) + mask * fill_img
@@ -377,7 +381,7 @@ def normalize(img, mean, std, data_format="CHW"):
 
 def _gray(t, data_format="CHW"):
     """The weighted channel sum (1 channel), in the image's float type (float32 for integer images)."""
-    weights = torch.tensor([0.2989, 0.587, 0.114], dtype=torch.float32).to(_work_dtype(t))
+    weights = torch.tensor([0.2989, 0.587, 0.114], dtype=torch.float32).to(device=t.device, dtype=_work_dtype(t))
     if data_format.lower() == "chw":
         weights = weights.reshape(-1, 1, 1)
     return (t.to(_work_dtype(t)) * weights).sum(dim=_c_axis(data_format), keepdim=True)
@@ -463,7 +467,7 @@ def _hsv_to_rgb(h, s, v):
     p = (v * (1.0 - s)).clamp(0.0, 1.0)
     q = (v * (1.0 - s * f)).clamp(0.0, 1.0)
     t = (v * (1.0 - s * (1.0 - f))).clamp(0.0, 1.0)
-    mask = (i.unsqueeze(-3) == torch.arange(6, dtype=i.dtype).reshape(-1, 1, 1)).to(h.dtype)
+    mask = (i.unsqueeze(-3) == torch.arange(6, dtype=i.dtype, device=i.device).reshape(-1, 1, 1)).to(h.dtype)
     matrix = torch.stack([torch.stack([v, q, p, p, t, v], dim=-3), torch.stack([t, v, v, q, p, p], dim=-3),
                           torch.stack([p, p, t, v, v, q], dim=-3)], dim=-4)
     return torch.einsum("...ijk,...xijk->...xjk", mask, matrix)
