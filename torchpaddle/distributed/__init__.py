@@ -21,3 +21,4 @@ from .auto_parallel import (ProcessMesh, ReduceType, Placement, Shard, Replicate
                             get_mesh, set_mesh, shard_tensor, dtensor_from_fn, dtensor_from_local,
                             dtensor_to_local, unshard_dtensor, reshard)
 from . import auto_parallel  # noqa: F401
+from .auto_parallel.static import to_static, DistModel, Strategy  # noqa: F401  (static auto-parallel)

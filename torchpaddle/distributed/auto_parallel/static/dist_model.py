@@ -1,0 +1,508 @@
+"""``paddle.distributed.to_static`` and ``DistModel``: a dygraph Layer (+ loss, + optimizer) traced into one
+static Program per mode, completed with dist attributes, and run by the Executor.
+
+Per mode (train / eval / predict), the layer is traced (jit.trace) on feeds ``input0..`` and ``label0..``: the
+layer, then the loss, then for train the backward, the Strategy's AMP rewrite and the optimizer ops (static
+minimize), then the recompute and gradient-merge rewrites. That is the serial program; the dist program is its
+copy with every variable and op annotated (completion.py) and is the one that runs. Parameters stay the
+Layer's: each run reads their current (local) values and writes the updated ones back in place, so the dygraph
+layer keeps usable parameters (Paddle 3.3.1 empties them). Optimizer state lives in the DistModel's scope.
+
+Differences from Paddle 3.3.1, on purpose (the spec pages): the mode after ``to_static`` follows the loss and
+optimizer given; eval and predict work without ``train()`` and without an optimizer; ``*_program(mode)`` honour
+``mode``; predict returns the outputs; a model without any dist parameter works; no CUDA is needed.
+AMP O2 keeps the half-precision parameters and float32 master weights in the scope and writes the master
+weights back to the Layer (AMP rewrites the train program only).
+Partition (partitioner.py): data parallel only (feeds sharded on the batch dim: gradients averaged over the
+ranks before the optimizer); what it cannot partition raises. Not done yet: sharded parameters (tensor
+parallel, local shapes, reshard ops), the sharding and pipeline strategies.
+"""
+import collections
+import copy
+import warnings
+
+import numpy as np
+import torch
+
+from ....framework.process_mesh import ProcessMesh
+from ....framework.tensor import Tensor, wrap
+from ....jit.trace import pack, trace
+from ....nn.layer.layers import Layer
+from ....optimizer.optimizer import Optimizer
+from ....optimizer.static_minimize import static_apply_gradients, static_backward
+from ....static.executor import Executor
+from ....static.input import InputSpec
+from ....static.passes import apply_amp, apply_gradient_merge, apply_recompute
+from ....static.scope import Scope
+from ... import env as _env
+from ..api import dtensor_from_local, is_dist_tensor
+from ..placement import Replicate, placements_to_dims_mapping
+from .completion import annotate, complete
+from .partitioner import partition
+from .strategy import Strategy
+
+__all__ = ["DistModel", "to_static"]
+
+_MODES = ("train", "eval", "predict")
+
+
+def _is_tensor(value):
+    return isinstance(value, Tensor) and not getattr(value, "_is_variable", False)
+
+
+def _local(t):
+    """The torch tensor this process holds of Tensor ``t``."""
+    value = t._t
+    return value.to_local() if hasattr(value, "to_local") else value
+
+
+class _Feed:
+    """One feed of the traced programs: its InputSpec, and the mesh and placements of a dist sample."""
+    __slots__ = ("spec", "mesh", "placements")
+
+    def __init__(self, spec, mesh=None, placements=None):
+        self.spec, self.mesh, self.placements = spec, mesh, placements
+
+
+def _feeds_from(values, prefix, where):
+    feeds = []
+    for i, v in enumerate(values):
+        name = f"{prefix}{i}"
+        if isinstance(v, InputSpec):
+            feeds.append(_Feed(InputSpec(v.shape, v.dtype, name, True)))
+        elif _is_tensor(v):
+            shape = [-1] + list(v.shape[1:]) if len(v.shape) else []
+            dist = is_dist_tensor(v)
+            feeds.append(_Feed(InputSpec(shape, v.dtype, name, True), v.process_mesh if dist else None,
+                               v.placements if dist else None))
+        else:
+            raise TypeError(f"{where}: expected Tensors (or InputSpecs), got {type(v).__name__} at position {i}")
+    return feeds
+
+
+def _flat(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _flat_tensors(values, where):
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            out.extend(_flat_tensors(v, where))
+        else:
+            out.append(v)
+    return out
+
+
+class _ModeProgram:
+    """The programs of one mode and how to run them."""
+
+    def __init__(self, concrete, serial_main, feed_names, fetch_names, loss_name):
+        self.concrete = concrete
+        self.serial_main, self.serial_startup = serial_main, concrete.startup_program
+        self.dist_main = self.dist_startup = None
+        self.feed_names, self.fetch_names, self.loss_name = feed_names, fetch_names, loss_name
+        self.bindings = concrete.bindings
+        self.masters = {}   # parameter -> its float32 master weight (AMP O2)
+        self.started = False
+
+
+class DistModel:
+    """A Layer as static programs per mode (see the module note); made by ``paddle.distributed.to_static``."""
+
+    def __init__(self, layer, loader, loss=None, optimizer=None, strategy=None, metrics=None, input_spec=None):
+        if not isinstance(layer, Layer):
+            raise TypeError(f"DistModel: layer must be a paddle.nn.Layer, got {type(layer).__name__}")
+        if loss is not None and not callable(loss):
+            raise TypeError(f"DistModel: loss must be a Layer or a callable, got {type(loss).__name__}")
+        if optimizer is not None and not isinstance(optimizer, Optimizer):
+            raise TypeError(f"DistModel: optimizer must be a paddle.optimizer.Optimizer, got "
+                            f"{type(optimizer).__name__}")
+        if strategy is None:
+            strategy = Strategy()
+        if not isinstance(strategy, Strategy):
+            raise TypeError(f"DistModel: strategy must be a paddle.distributed.Strategy, got "
+                            f"{type(strategy).__name__}")
+        self._layer, self._loss, self._optimizer, self._strategy = layer, loss, optimizer, strategy
+        self._metrics = metrics
+        self._inputs, self._labels = self._specs(loader, input_spec)
+        self._scope = Scope()
+        self._executor = Executor()
+        self._programs = {}
+        self._k_steps = 1
+        gm = strategy.gradient_merge
+        if gm.enable:
+            if not isinstance(gm.k_steps, int) or isinstance(gm.k_steps, bool) or gm.k_steps < 1:
+                raise ValueError(f"DistModel: strategy.gradient_merge.k_steps must be an int >= 1, got "
+                                 f"{gm.k_steps!r}")
+            self._k_steps = gm.k_steps
+        for name in ("sharding", "pipeline"):
+            if getattr(strategy, name).enable:
+                # NOTE: both change where memory and time go, not the values trained; not applied yet
+                warnings.warn(f"DistModel: strategy.{name} is not applied yet; the model trains without it",
+                              UserWarning, stacklevel=3)
+        self._mesh = self._find_mesh()
+        self._check_layouts()
+        self._mode = "train" if loss is not None and optimizer is not None else \
+            "eval" if loss is not None else "predict"
+        self._program(self._mode)
+
+    # -- inputs ------------------------------------------------------------------------------------------
+    @staticmethod
+    def _specs(loader, input_spec):
+        if input_spec is not None:
+            if not isinstance(input_spec, (list, tuple)) or not input_spec:
+                raise TypeError("to_static: input_spec must be [inputs_spec, labels_spec] (lists of InputSpec)")
+            inputs = _flat_tensors(_flat(input_spec[0]), "to_static: input_spec")
+            labels = _flat_tensors(_flat(input_spec[1]), "to_static: input_spec") \
+                if len(input_spec) > 1 and input_spec[1] is not None else []
+            return _feeds_from(inputs, "input", "to_static: input_spec"), \
+                _feeds_from(labels, "label", "to_static: input_spec")
+        if loader is None:
+            raise ValueError("to_static: give a loader or an input_spec, to know the model's inputs")
+        try:
+            # NOTE: a throwaway iterator, so the user's loop over ``loader`` still starts at the first batch
+            batch = next(iter(loader))
+        except StopIteration:
+            raise ValueError("to_static: the loader is empty; its first batch gives the model's inputs") from None
+        except TypeError:
+            raise TypeError(f"to_static: loader must be iterable (a DataLoader), got {type(loader).__name__}") \
+                from None
+        if isinstance(batch, dict):
+            raise TypeError("to_static: a loader yielding dicts is not supported; yield [inputs..., label]")
+        batch = _flat(batch)
+        inputs, labels = (batch[:-1], batch[-1:]) if len(batch) > 1 else (batch, [])
+        inputs = _flat_tensors(inputs, "to_static")
+        labels = _flat_tensors(labels, "to_static")
+        return _feeds_from(inputs, "input", "to_static: loader"), _feeds_from(labels, "label", "to_static: loader")
+
+    def _find_mesh(self):
+        for p in self._layer.parameters():
+            if is_dist_tensor(p):
+                return p.process_mesh
+        for f in self._inputs + self._labels:
+            if f.mesh is not None:
+                return f.mesh
+        return ProcessMesh(list(range(_env.get_world_size())))
+
+    def _check_layouts(self):
+        """What the partitioner handles: parameters replicated on one mesh, feeds sharded on the batch dim."""
+        def sharded(mesh, placements, skip_dim0):
+            for d, p in enumerate(placements):
+                if mesh.shape[d] > 1 and (p.is_partial() or p.is_shard() and not (skip_dim0 and p.get_dim() == 0)):
+                    return True
+            return False
+        for p in self._layer.parameters():
+            if not is_dist_tensor(p):
+                continue
+            if p.process_mesh != self._mesh:
+                raise NotImplementedError(f"DistModel: parameter {p.name} is on mesh {p.process_mesh}, another "
+                                          f"than {self._mesh}; parameters on several meshes (pipeline) are not "
+                                          "supported yet")
+            if sharded(p.process_mesh, p.placements, False):
+                raise NotImplementedError(f"DistModel: parameter {p.name} is sharded ({p.placements}); sharded "
+                                          "parameters (tensor parallel) are not supported yet, only replicated "
+                                          "ones with batch-sharded inputs (data parallel)")
+        for f in self._inputs + self._labels:
+            if f.mesh is not None and sharded(f.mesh, f.placements, True):
+                raise NotImplementedError(f"DistModel: input {f.spec.name} is laid out as {f.placements}; only "
+                                          "inputs sharded on their batch dim (Shard(0)) or replicated are "
+                                          "supported yet")
+
+    # -- building ------------------------------------------------------------------------------------------
+    def _check_mode(self, mode, what):
+        if mode is None:
+            mode = self._mode
+        if mode not in _MODES:
+            raise ValueError(f"DistModel.{what}: mode must be 'train', 'eval' or 'predict', got {mode!r}")
+        if mode == "train" and (self._optimizer is None or self._loss is None):
+            raise ValueError("DistModel: the model has no " + ("optimizer" if self._optimizer is None else "loss")
+                             + "; 'train' mode needs both a loss and an optimizer (to_static(loss=, optimizer=))")
+        if mode == "eval" and self._loss is None:
+            raise ValueError("DistModel: the model has no loss; 'eval' mode needs a loss (to_static(loss=))")
+        return mode
+
+    def _program(self, mode):
+        found = self._programs.get(mode)
+        if found is None:
+            found = self._programs[mode] = self._build(mode)
+        return found
+
+    def _static_optimizer(self):
+        """A copy of the optimizer whose accumulators are the train program's own (the eager one keeps its)."""
+        opt = copy.copy(self._optimizer)
+        opt._accumulators = collections.defaultdict(dict)
+        opt._accumulators_holder = {}
+        opt._master_weights = {}
+        opt._param_states = {}
+        opt._already_create_accumulator = set()
+        opt._auxiliary_vars = {}
+        opt._opti_name_list = []
+        opt.__dict__.pop("_static_lr_vars", None)
+        return opt
+
+    def _build(self, mode):
+        from ....framework.program import default_main_program, default_startup_program
+        layer, loss_fn, strategy = self._layer, self._loss, self._strategy
+        feeds = self._inputs + (self._labels if mode != "predict" else [])
+        n_inputs = len(self._inputs)
+        opt = self._static_optimizer() if mode == "train" else None
+        result = {}
+
+        def step(*values):
+            outputs = layer(*values[:n_inputs])
+            if mode == "predict":
+                return outputs
+            loss = loss_fn(*_flat(outputs), *values[n_inputs:])
+            result["loss"] = loss
+            if mode == "train":
+                params_grads = static_backward(opt, loss)
+                if strategy.amp.enable:
+                    config = dict(strategy.amp.to_dict(), loss=loss, params_grads=params_grads, base_opt=opt)
+                    params_grads = apply_amp(default_main_program(), default_startup_program(),
+                                             config)["params_grads"]
+                static_apply_gradients(opt, params_grads)
+            return loss
+
+        was_training = layer.training
+        layer.train() if mode == "train" else layer.eval()
+        try:
+            specs = [(f.spec.shape, f.spec.dtype, f.spec.name, True) for f in feeds]
+            concrete = trace(step, tuple(f.spec for f in feeds), {}, specs, [f.spec.name for f in feeds])
+        finally:
+            layer.train() if was_training else layer.eval()
+        main, startup = concrete.main_program, concrete.startup_program
+        loss = result.get("loss")
+        if mode == "train":
+            if strategy.recompute.enable:
+                apply_recompute(main, startup, {"loss": loss, "checkpoints": list(strategy.recompute.checkpoints),
+                                                "no_recompute_segments":
+                                                    list(strategy.recompute.no_recompute_segments)})
+            if self._k_steps > 1:
+                apply_gradient_merge(main, startup, {"k_steps": self._k_steps,
+                                                     "avg": bool(strategy.gradient_merge.avg)})
+        fetch = [loss.name] if loss is not None else [v.name for v in concrete.fetch_vars]
+        program = _ModeProgram(concrete, main, [f.spec.name for f in feeds], fetch,
+                               loss.name if loss is not None else None)
+        program.dist_main = self._annotated(main, feeds, concrete.bindings)
+        for op in (op for b in program.dist_main.blocks for op in b.ops):
+            master = op.inputs.get("MasterParam") or op.inputs.get("master_param")
+            if master and op.inputs.get("Param"):
+                program.masters[op.inputs["Param"][0]] = master[0]
+        program.dist_startup = startup.clone()
+        return program
+
+    def _annotated(self, serial, feeds, bindings):
+        """The dist program: ``serial`` with feeds and parameters annotated, completed by the SPMD rules."""
+        program = serial.clone()
+        block = program.global_block()
+        for f in feeds:
+            var = block.var(f.spec.name)
+            if f.mesh is not None:
+                dims, partial = placements_to_dims_mapping(f.placements, len(var.shape))
+                annotate(var, f.mesh, dims, partial)
+            else:
+                annotate(var, self._mesh, [-1] * len(var.shape))
+        for name, tensor in bindings:
+            var = block.var(name)
+            if is_dist_tensor(tensor):
+                dims, partial = placements_to_dims_mapping(tensor.placements, len(var.shape))
+                annotate(var, tensor.process_mesh, dims, partial)
+            else:
+                annotate(var, self._mesh, [-1] * len(var.shape))
+        complete(program, self._mesh)
+        partition(program, self._mesh, [f.spec.name for f in feeds])
+        return program
+
+    # -- modes ---------------------------------------------------------------------------------------------
+    def _set_mode(self, mode):
+        self._check_mode(mode, mode)
+        self._program(mode)
+        self._mode = mode
+
+    def train(self):
+        """Set the "train" mode: a call runs one training step and returns the loss."""
+        self._set_mode("train")
+
+    def eval(self):
+        """Set the "eval" mode: a call returns the loss."""
+        self._set_mode("eval")
+
+    def predict(self):
+        """Set the "predict" mode: a call returns the model's outputs (Paddle 3.3.1 raises KeyError)."""
+        self._set_mode("predict")
+
+    def dist_main_program(self, mode=None):
+        return self._program(self._check_mode(mode, "dist_main_program")).dist_main
+
+    def dist_startup_program(self, mode=None):
+        return self._program(self._check_mode(mode, "dist_startup_program")).dist_startup
+
+    def serial_main_program(self, mode=None):
+        return self._program(self._check_mode(mode, "serial_main_program")).serial_main
+
+    def serial_startup_program(self, mode=None):
+        return self._program(self._check_mode(mode, "serial_startup_program")).serial_startup
+
+    # -- running -------------------------------------------------------------------------------------------
+    def _start(self, program):
+        if not program.started:
+            # the startup program fills the optimizer state and the learning rate; the parameters are the Layer's
+            # (with AMP O2 its casts read them, to make the half-precision parameters and float32 master weights)
+            block = program.dist_main.global_block()
+            for name, tensor in program.bindings:
+                self._scope._set(name, _local(tensor).to(block.var(name).dtype.torch))
+            self._executor._run_program(program.dist_startup, {}, [], self._scope)
+            for name, tensor in program.bindings:
+                if name in program.masters:   # from the float32 value, not its half-precision copy
+                    self._scope._set(program.masters[name], _local(tensor).detach().float().clone())
+            program.started = True
+
+    def _run(self, program, feed):
+        scope = self._scope
+        block = program.dist_main.global_block()
+        bound = []
+        for name, tensor in program.bindings:
+            local = _local(tensor)
+            # a parameter the program holds in another dtype (AMP O2) lives in the scope between runs
+            same = block.var(name).dtype.torch == local.dtype
+            if same:
+                scope._set(name, local)
+            bound.append((name, local, same))
+        values = self._executor._run_program(program.dist_main, feed, program.fetch_names, scope)
+        with torch.no_grad():
+            for name, local, same in bound:
+                value = scope._get(program.masters.get(name, name))
+                if value is not local:
+                    local.copy_(value)
+                    if same:
+                        scope._set(name, local)
+        return [wrap(v.detach()).numpy() for v in values]
+
+    def __call__(self, *args):
+        mode = self._mode
+        if mode is None:
+            raise ValueError("Please call train()/eval()/predict() first.")
+        program = self._program(mode)
+        data = []
+        for i, a in enumerate(args):
+            for v in (a if isinstance(a, (list, tuple)) else [a]):
+                if not _is_tensor(v):
+                    raise TypeError(f"DistModel: the inputs must be Tensors (or lists of Tensors), got "
+                                    f"{type(v).__name__} in argument {i}")
+                data.append(v)
+        if len(data) != len(program.feed_names):
+            raise ValueError(f"The input data and feed_list are not consistent. The model takes "
+                             f"{program.feed_names} as input ({len(program.feed_names)} tensors), got "
+                             f"{len(data)} tensors")
+        self._start(program)
+        locals_ = [_local(v) for v in data]
+        if mode == "predict":
+            values = self._run(program, dict(zip(program.feed_names, locals_)))
+            return pack(program.concrete.outputs_template, values)
+        k = self._k_steps
+        if k == 1:
+            return self._run(program, dict(zip(program.feed_names, locals_)))[0]
+        losses = []
+        for t in locals_:
+            if t.dim() == 0 or t.shape[0] % k:
+                raise ValueError(f"DistModel: with gradient merge k_steps={k} the batch dim of each input must be "
+                                 f"divisible by {k}, got shape {list(t.shape)}")
+        chunks = [torch.chunk(t, k, dim=0) for t in locals_]
+        for j in range(k):
+            feed = {n: c[j] for n, c in zip(program.feed_names, chunks)}
+            losses.append(self._run(program, feed)[0])
+        return np.stack(losses)
+
+    # -- state -----------------------------------------------------------------------------------------
+    def _optimizer_names(self):
+        """Names of the train program's optimizer state (what its startup program fills)."""
+        if self._optimizer is None or self._loss is None:
+            return []
+        program = self._program("train")
+        self._start(program)
+        block = program.dist_startup.global_block()
+        return [n for n, v in block.vars.items() if v.persistable]
+
+    def _owner(self, name):
+        """The parameter whose state ``name`` is (longest name prefix), or None."""
+        best = None
+        for p in self._layer.parameters():
+            if name.startswith(p.name + "_") and (best is None or len(p.name) > len(best.name)):
+                best = p
+        return best
+
+    def _opt_tensor(self, name):
+        value = self._scope._get(name)
+        owner = self._owner(name)
+        if owner is None or not is_dist_tensor(owner):
+            mesh = self._mesh if any(is_dist_tensor(p) for p in self._layer.parameters()) else None
+            if mesh is None:
+                return wrap(value.detach().clone())
+            return dtensor_from_local(wrap(value.detach().clone()), mesh, [Replicate()] * len(mesh.shape))
+        placements = owner.placements
+        if list(value.shape) != list(_local(owner).shape):   # beta pows [1]: replicated
+            placements = [Replicate()] * len(owner.process_mesh.shape)
+        return dtensor_from_local(wrap(value.detach().clone()), owner.process_mesh, placements)
+
+    def state_dict(self, mode="all", split_fusion=True):
+        """The parameters by structured name ('param'), the optimizer state by Paddle's names ('opt'), or both
+        ('all'); dist tensors with the parameters' placements where the parameters are dist tensors."""
+        if mode not in ("all", "opt", "param"):
+            raise ValueError(f"DistModel.state_dict: mode must be 'opt', 'param' or 'all', got {mode!r}")
+        out = {}
+        if mode in ("all", "param"):
+            out.update(self._layer.state_dict())
+        if mode in ("all", "opt"):
+            for name in self._optimizer_names():
+                out[name] = self._opt_tensor(name)
+        return out
+
+    def _refresh_cast(self, name, value):
+        """After a parameter is set: its half-precision copy and master weight in the scope (AMP O2)."""
+        for program in self._programs.values():
+            var = program.dist_main.global_block()._find_var_recursive(name)
+            if program.started and var is not None and var.dtype.torch != value.dtype:
+                self._scope._set(name, value.to(var.dtype.torch))
+                if name in program.masters:
+                    self._scope._set(program.masters[name], value.float().clone())
+
+    def set_state_dict(self, state_dict):
+        """Set parameters (structured names) and optimizer state (Paddle's names) from ``state_dict``."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"DistModel.set_state_dict: expected a dict, got {type(state_dict).__name__}")
+        params = self._layer.state_dict()
+        opt_names = set(self._optimizer_names()) if any(k not in params for k in state_dict) else set()
+        unknown = []
+        for key, value in state_dict.items():
+            if not isinstance(value, Tensor):
+                raise TypeError(f"DistModel.set_state_dict: {key!r} must be a Tensor, got {type(value).__name__}")
+            source = _local(value)
+            if key in params:
+                target = _local(params[key])
+            elif key in opt_names:
+                target = self._scope._get(key)
+            else:
+                unknown.append(key)
+                continue
+            if list(source.shape) != list(target.shape):
+                raise ValueError(f"DistModel.set_state_dict: {key!r} has shape {list(source.shape)}, the model's "
+                                 f"has {list(target.shape)}")
+            with torch.no_grad():
+                if key in params:
+                    target.copy_(source.to(target.dtype))
+                    self._refresh_cast(params[key].name, target)
+                else:
+                    self._scope._set(key, source.detach().clone().to(target.dtype))
+        if unknown:
+            warnings.warn(f"DistModel.set_state_dict: {unknown} are not in the model and are skipped", UserWarning,
+                          stacklevel=2)
+
+
+def to_static(layer, loader=None, loss=None, optimizer=None, strategy=None, input_spec=None):
+    """``paddle.distributed.to_static``: a DistModel of ``layer`` (with ``strategy.full_graph`` False: the
+    layer converted by ``paddle.jit.to_static``, as Paddle)."""
+    if strategy is not None and isinstance(strategy, Strategy) and not strategy.full_graph:
+        from ....jit.api import to_static as _jit_to_static
+        return _jit_to_static(layer, full_graph=False)
+    return DistModel(layer, loader, loss, optimizer, strategy, input_spec=input_spec)
