@@ -9,6 +9,7 @@ from .compiler import CompiledProgram, BuildStrategy, ExecutionStrategy  # noqa:
 from .parallel_executor import ParallelExecutor  # noqa: F401
 from . import indexing  # noqa: F401  (provides Variable.__getitem__ / __setitem__)
 from . import nn  # noqa: F401
+from .nn.control_flow import Print  # noqa: F401
 from . import amp  # noqa: F401,E402
 from .py_func import py_func  # noqa: F401
 from .backward import append_backward, gradients  # noqa: F401
@@ -28,4 +29,4 @@ __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_mai
            "InputSpec", "create_parameter", "WeightNormParamAttr", "cpu_places", "cuda_places", "save", "load",
            "load_program_state", "set_program_state", "serialize_program", "deserialize_program",
            "serialize_persistables", "deserialize_persistables", "save_to_file", "load_from_file",
-           "save_inference_model", "load_inference_model", "normalize_program", "py_func", "nn"]
+           "save_inference_model", "load_inference_model", "normalize_program", "py_func", "nn", "Print"]

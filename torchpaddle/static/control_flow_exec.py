@@ -1,4 +1,6 @@
-"""The executor's steps for ops that hold a sub-block (``conditional_block``, ``while``, ``pylayer``).
+"""The executor's steps for ops that hold a sub-block (``conditional_block``, ``while``, ``pylayer``), and for
+ops that need more than their kernel (``OP_STEPS``: ``write_to_array`` changes its array in place, ``print`` and
+``assert`` name the variables they print).
 
 A step runs the sub-block's ops on the run's own name -> tensor dict (variable names are unique in a Program,
 so the sub-block's variables cannot clash with the parent's), then drops the sub-block's temporaries. The
@@ -6,7 +8,13 @@ ops run in whatever autograd mode the plan runs its forward in, so a program wit
 executed branch of a ``cond`` and its grad ops get gradients through it.
 """
 
-__all__ = ["control_flow_step", "check_grad_ops", "autograd_can"]
+from ..ops.defs.array import write_array
+from ..ops.defs.control_flow import check_assert, format_print
+
+__all__ = ["control_flow_step", "check_grad_ops", "autograd_can", "OP_STEPS", "ARRAY_TYPES"]
+
+# the var types of LoDTensorArrays: a plan starts them as empty lists, as Paddle's scope creates them
+ARRAY_TYPES = frozenset(["LOD_TENSOR_ARRAY", "DENSE_TENSOR_ARRAY"])
 
 def autograd_can(ops):
     """Whether one autograd step over the forward's graph can give the gradients of these grad ops (else the
@@ -150,11 +158,67 @@ class _PyLayerStep(_SubBlockStep):
             env[n] = value
 
 
-_STEPS = {"conditional_block": _ConditionalBlockStep, "while": _WhileStep, "pylayer": _PyLayerStep}
+class _WriteToArrayStep:
+    """Out[I] = X on the array Out in place (a while loop's body appends to the loop's array)."""
+
+    def __init__(self, op, make_step):
+        self.op = op
+        self.x, self.i, self.array = op.input("X")[0], op.input("I")[0], op.output("Out")[0]
+        # the array is read too: it must live until here, and an unwritten one starts empty
+        self.reads = [self.x, self.i, self.array]
+        self.writes = [self.array]
+
+    def __call__(self, env):
+        array = env.get(self.array)
+        if array is None:
+            array = env[self.array] = []
+        write_array(array, env[self.x], env[self.i])
+
+
+class _PrintStep:
+    """print: Out = In, printing In under its variable name (the first ``first_n`` runs only, when >= 0)."""
+
+    def __init__(self, op, make_step):
+        self.op = op
+        self.name, self.out = op.input("In")[0], op.output("Out")[0] if op.output("Out") else None
+        self.reads, self.writes = [self.name], [self.out] if self.out else []
+        a = op.attrs
+        self.first_n = a.get("first_n", -1)
+        self.count = 0
+        self.options = dict(message=a.get("message", "") or "", summarize=a.get("summarize", 20),
+                            print_tensor_name=a.get("print_tensor_name", True),
+                            print_tensor_type=a.get("print_tensor_type", True),
+                            print_tensor_shape=a.get("print_tensor_shape", True),
+                            print_tensor_layout=a.get("print_tensor_layout", True),
+                            print_tensor_lod=a.get("print_tensor_lod", True))
+
+    def __call__(self, env):
+        value = env[self.name]
+        if self.first_n < 0 or self.count < self.first_n:
+            self.count += 1
+            print(format_print(self.name, value, **self.options), flush=True)
+        if self.out:
+            env[self.out] = value
+
+
+class _AssertStep:
+    def __init__(self, op, make_step):
+        self.op = op
+        self.cond, self.data = op.input("Cond")[0], list(op.input("Data"))
+        self.summarize = op.attrs.get("summarize", 20)
+        self.reads, self.writes = [self.cond] + self.data, []
+
+    def __call__(self, env):
+        check_assert(env[self.cond], [env[n] for n in self.data], self.summarize, self.cond, self.data)
+
+
+OP_STEPS = {"write_to_array": _WriteToArrayStep, "print": _PrintStep, "assert": _AssertStep}
+_STEPS = {"conditional_block": _ConditionalBlockStep, "while": _WhileStep, "pylayer": _PyLayerStep, **OP_STEPS}
 
 
 def control_flow_step(op, make_step):
-    """The step running ``op`` (an op with a ``sub_block`` attribute); ``make_step(op)`` builds inner steps."""
+    """The step running ``op`` (an op with a ``sub_block`` attribute, or one of ``OP_STEPS``); ``make_step(op)``
+    builds inner steps."""
     cls = _STEPS.get(op.type)
     if cls is None:
         raise NotImplementedError(f"Executor: op type {op.type!r} with a sub-block is not supported by torchpaddle")

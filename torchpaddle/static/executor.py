@@ -23,7 +23,7 @@ from ..framework.program import GRAD_SUFFIX, OpRole, Program, Variable, default_
 from ..framework.tensor import wrap
 from ..ops.registry import REGISTRY, REQUIRED
 from .backward import as_made
-from .control_flow_exec import autograd_can, check_grad_ops, control_flow_step
+from .control_flow_exec import ARRAY_TYPES, OP_STEPS, autograd_can, check_grad_ops, control_flow_step
 from .grad_ops import GradOpStep, forward_name as _forward_name, keep_for_recompute
 from .scope import global_scope, torch_value
 
@@ -158,7 +158,7 @@ class _AutogradStep:
 
 
 def _make_step(op):
-    if "sub_block" in op.attrs:   # conditional_block, while: see control_flow_exec.py
+    if "sub_block" in op.attrs or op.type in OP_STEPS:   # conditional_block, while...: see control_flow_exec.py
         return control_flow_step(op, _make_step)
     return _OpStep(op)
 
@@ -227,7 +227,10 @@ class Plan:
         for n in self.fetch_names:
             if n not in written and n not in from_scope:
                 from_scope.append(n)
-        self.from_scope = from_scope
+        # a LoDTensorArray nobody wrote yet starts empty (Paddle's scope creates it so), not from the scope
+        arrays = {v.name for v in program.list_vars() if str(getattr(v, "var_type", "")) in ARRAY_TYPES}
+        self.empty_arrays = [n for n in from_scope if n in arrays]
+        self.from_scope = [n for n in from_scope if n not in arrays]
         persistable = {v.name for v in program.list_vars() if v.persistable}
         self.write_back = sorted({n for s in steps for n in s.writes if n in persistable})
 
@@ -264,6 +267,8 @@ class Plan:
         """Run ``steps[start:stop]`` in the current grad mode, dropping temporaries after their last reader
         (paddle.jit runs forward-only plans this way on eager tensors, with autograd recording)."""
         steps, frees = self.steps, self.frees
+        for n in self.empty_arrays:
+            env.setdefault(n, [])
         for k in range(start, len(steps) if stop is None else stop):
             steps[k](env)
             dead = frees.get(k)
@@ -273,6 +278,8 @@ class Plan:
 
     def run(self, env):
         steps, frees = self.steps, self.frees
+        for n in self.empty_arrays:
+            env.setdefault(n, [])
         if not self.recorded:
             with torch.no_grad():
                 self.run_steps(env)

@@ -26,3 +26,6 @@ _inplace.install(globals(), __all__)
 from . import _method_aliases  # noqa: E402
 
 _method_aliases.install(globals())
+
+# public in paddle.tensor only (not paddle.*), as in Paddle
+from .array import array_length, array_read, array_write, create_array  # noqa: E402,F401

@@ -4,6 +4,7 @@ while ``to_static`` builds its Program)."""
 import builtins
 
 from ... import tensor as _tensor
+from ...tensor import array as _array
 from ...framework.program import Variable
 from ...tensor.dynamic_dims import DynamicDim
 from .static_control import as_predicate, static_ifelse, static_while, to_variable
@@ -11,7 +12,7 @@ from .undefined import UndefinedVar
 
 __all__ = ["convert_ifelse", "convert_while_loop", "convert_for", "convert_range", "convert_enumerate",
            "convert_zip", "convert_logical_and", "convert_logical_or", "convert_logical_not", "convert_len",
-           "convert_print", "convert_assert", "convert_shape", "UndefinedVar"]
+           "convert_print", "convert_assert", "convert_shape", "convert_append", "UndefinedVar"]
 
 
 def _is_static(value):
@@ -51,7 +52,7 @@ def _int64(value):
 
 
 class _StaticRange:
-    """``range`` with a bound known only when the program runs; a negative step must be a Python int."""
+    """``range`` with a bound or step known only when the program runs (a zero Tensor step never loops)."""
 
     def __init__(self, start, stop, step):
         self.start, self.stop, self.step = start, stop, step
@@ -60,9 +61,16 @@ class _StaticRange:
         return _int64(self.start)
 
     def cond(self, state):
-        if isinstance(self.step, int) and self.step < 0:
-            return _tensor.greater_than(state, _int64(self.stop))
-        return _tensor.less_than(state, _int64(self.stop))
+        if isinstance(self.step, int):
+            if self.step < 0:
+                return _tensor.greater_than(state, _int64(self.stop))
+            return _tensor.less_than(state, _int64(self.stop))
+        # a step known only when the program runs: its sign picks the test
+        step, stop = _int64(self.step), _int64(self.stop)
+        zero = to_variable(0)
+        up = _tensor.logical_and(_tensor.greater_than(step, zero), _tensor.less_than(state, stop))
+        down = _tensor.logical_and(_tensor.less_than(step, zero), _tensor.greater_than(state, stop))
+        return _tensor.logical_or(up, down)
 
     def item(self, state):
         return state
@@ -195,6 +203,8 @@ def convert_logical_not(x):
 
 
 def convert_len(x):
+    if _array.is_array(x):
+        return _array.array_length(x)
     if _is_static(x):
         if x.ndim == 0:
             raise TypeError(f"len() of a 0-D Tensor {x.name}")
@@ -202,19 +212,52 @@ def convert_len(x):
     return len(x)
 
 
+def convert_append(target, value):
+    """``target.append(value)``: a write at the end of a tensor array (a list a static loop appends to)."""
+    if _array.is_array(target):
+        _array.array_write(value, _array.array_length(target), target)
+        return None
+    return target.append(value)
+
+
+def _array_aware(function, use_stack):
+    def call(x, axis=0, name=None):
+        if _array.is_array(x):
+            return _array.tensor_array_to_tensor(x, axis=axis, use_stack=use_stack)[0]
+        return function(x, axis=axis, name=name)
+    return call
+
+
+def array_aware(function):
+    """paddle.stack / paddle.concat accept a tensor array (what a list a static loop appended to became)."""
+    if function is _tensor.stack:
+        return _array_aware(function, True)
+    if function is _tensor.concat:
+        return _array_aware(function, False)
+    return None
+
+
 def convert_shape(x):
     return x.shape
 
 
 def convert_print(*args, **kwargs):
-    # NOTE: a Variable prints its description while the program is built, not its value when it runs
-    builtins.print(*args, **kwargs)
+    """print: a Variable among the arguments is printed when the program runs (a ``print`` op, the other
+    arguments as its message); otherwise Python's print."""
+    if not any(_is_static(a) for a in args):
+        builtins.print(*args, **kwargs)
+        return
+    from ...static.nn.control_flow import Print
+    message = " ".join(str(a) for a in args if not _is_static(a)) or None
+    for a in args:
+        if _is_static(a):
+            Print(a, message=message)
 
 
 def convert_assert(test, message=None):
     if _is_static(test):
-        from .assert_op import static_assert
-        static_assert(as_predicate(test, "an assert"), message)
+        from ...static.nn.control_flow import Assert
+        Assert(_bool(as_predicate(test, "an assert")))
         return
     if not test:
         raise AssertionError(message) if message is not None else AssertionError()

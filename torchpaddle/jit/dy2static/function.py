@@ -142,7 +142,9 @@ def convert_call(function):
         converted = convert_to_static(function._function)
         return converted if function._instance is None else types.MethodType(converted, function._instance)
     if isinstance(function, types.FunctionType):
-        return function if _is_library(function) else convert_to_static(function)
+        if _is_library(function):
+            return _operators.array_aware(function) or function
+        return convert_to_static(function)
     if isinstance(function, types.MethodType):
         inner = function.__func__
         if isinstance(inner, types.FunctionType) and not _is_library(inner) and \

@@ -8,6 +8,7 @@ it later raises), as Paddle's undefined variable does. Then the ``conditional_bl
 ``paddle.static.nn.cond`` writes them.
 """
 from ... import tensor as _tensor
+from ...tensor import array as _array
 from ...framework.program import Variable, default_main_program
 from ...static.nn import control_flow as _cf
 from ...static.nn.control_flow import while_loop
@@ -125,6 +126,9 @@ def static_while(cond_fn, body_fn, args, names):
     values = list(args)
     carried = []
     for i, v in enumerate(values):
+        if type(v) is list and all(isinstance(x, Variable) for x in v):
+            # a list the loop may append to becomes a tensor array, written in place by the loop's body
+            values[i] = v = _array.create_array(v[0].dtype if v else "float32", v)
         if isinstance(v, _SCALARS):
             values[i] = v = to_variable(v)
         if isinstance(v, Variable):

@@ -231,6 +231,8 @@ class ExpressionTransformer(ast.NodeTransformer):
                 return node
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "_jst":
             return node
+        if isinstance(func, ast.Attribute) and func.attr == "append" and len(node.args) == 1 and not node.keywords:
+            return _jst("convert_append", [func.value, node.args[0]], node)
         node.func = _located([_jst("convert_call", [func], func)], func)[0]
         return node
 
@@ -256,6 +258,19 @@ def _bind(names, call, where):
     return _located([statement], where)
 
 
+def _appended_names(statements, names):
+    """``names`` plus the lists a loop appends to (``_jst.convert_append(name, ...)``): a static loop makes them
+    tensor arrays, so they pass through the loop's function."""
+    out = list(names)
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr == "convert_append" and isinstance(node.args[0], ast.Name) and \
+                    node.args[0].id not in out:
+                out.append(node.args[0].id)
+    return out
+
+
 class ControlFlowTransformer(ast.NodeTransformer):
     def __init__(self, counter):
         self.counter = counter
@@ -279,7 +294,7 @@ class ControlFlowTransformer(ast.NodeTransformer):
         self.generic_visit(node)
         if self._unconvertible(node):
             return node
-        names = assigned_names(node.body)
+        names = _appended_names(node.body, assigned_names(node.body))
         cond_fn = _function(self.counter(GENERATED_FUNCTION_PREFIX + "cond_"), names, [ast.Return(node.test)])
         body_fn = _function(self.counter(GENERATED_FUNCTION_PREFIX + "body_"), names,
                             node.body + [ast.Return(_tuple(names, ast.Load))])
@@ -293,7 +308,7 @@ class ControlFlowTransformer(ast.NodeTransformer):
             return node
         item = self.counter("_jst_item_")
         take = ast.copy_location(ast.Assign(targets=[node.target], value=_load(item)), node)
-        names = assigned_names([take] + node.body)
+        names = _appended_names(node.body, assigned_names([take] + node.body))
         body_fn = _function(self.counter(GENERATED_FUNCTION_PREFIX + "for_"), [item] + names,
                             [take] + node.body + [ast.Return(_tuple(names, ast.Load))])
         iterable = node.iter

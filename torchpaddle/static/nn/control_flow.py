@@ -21,7 +21,7 @@ from ...framework.tensor import Tensor
 from ...utils import unique_name
 from ...utils.nest import flatten as _flatten, pack_sequence_as as _pack_as
 
-__all__ = ["cond", "while_loop", "case", "switch_case"]
+__all__ = ["cond", "while_loop", "case", "switch_case", "Assert", "Print"]
 
 
 # -- nested structures of results ----------------------------------------------------------------------------------
@@ -307,3 +307,52 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     pairs = [(_ops.equal(index, _ops.fill_constant(None, shape=[1], value=float(k), dtype=3)), fn)
              for k, fn in items]
     return _chain(pairs, default)
+
+
+# -- debugging ops ---------------------------------------------------------------------------------------------------
+def Assert(cond, data=None, summarize=20, name=None):
+    """Stop the run with ValueError when ``cond`` (a one-element bool Tensor) is false, printing ``data`` first.
+    In dygraph mode it checks at once."""
+    api = "paddle.static.nn.control_flow.Assert"
+    if not isinstance(cond, Tensor):
+        raise TypeError(f"{api}: cond must be a bool Tensor, got {type(cond).__name__}")
+    if cond.dtype.name != "bool":
+        raise TypeError(f"{api}: cond must have dtype bool, got {cond.dtype.name}")
+    if isinstance(summarize, bool) or not isinstance(summarize, int):
+        raise TypeError(f"{api}: summarize must be an int, got {type(summarize).__name__}")
+    data = [] if data is None else list(data) if isinstance(data, (list, tuple)) else [data]
+    for d in data:
+        if not isinstance(d, Tensor):
+            raise TypeError(f"{api}: data must hold Tensors, got {type(d).__name__}")
+    if not _static():
+        getattr(_ops, "assert")(cond, data, summarize=summarize)   # "assert" is a keyword
+        return None
+    block = default_main_program().current_block()
+    return block.append_op("assert", {"Cond": [cond.name], "Data": [d.name for d in data]}, {},
+                           {"summarize": summarize})
+
+
+def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True, print_tensor_type=True,
+          print_tensor_shape=True, print_tensor_layout=True, print_tensor_lod=True, print_phase="both"):
+    """Print ``input`` (name, shape, dtype, the first ``summarize`` values) each time the program runs; returns
+    a Variable equal to it. Static mode only, as in Paddle."""
+    api = "paddle.static.Print"
+    if not _static():
+        raise AssertionError("'Print()' is only supported in static graph mode; call paddle.enable_static() first")
+    if not isinstance(input, Variable):
+        raise TypeError(f"{api}: input must be a Variable, got {type(input).__name__}")
+    phase = str(print_phase).upper()
+    if phase not in ("FORWARD", "BACKWARD", "BOTH"):
+        raise ValueError(f"{api}: print_phase must be 'forward', 'backward' or 'both', got {print_phase!r}")
+    for what, v in (("first_n", first_n), ("summarize", summarize)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{api}: {what} must be an int, got {type(v).__name__}")
+    block = default_main_program().current_block()
+    out = block.create_var(name=unique_name.generate("print") + ".tmp_0", shape=input.shape, dtype=input.dtype,
+                           stop_gradient=input.stop_gradient)
+    block.append_op("print", {"In": [input.name]}, {"Out": [out.name]},
+                    {"first_n": first_n, "message": message or "", "summarize": summarize,
+                     "print_tensor_name": bool(print_tensor_name), "print_tensor_type": bool(print_tensor_type),
+                     "print_tensor_shape": bool(print_tensor_shape), "print_tensor_layout": bool(print_tensor_layout),
+                     "print_tensor_lod": bool(print_tensor_lod), "print_phase": phase, "is_forward": True})
+    return out
