@@ -14,7 +14,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 # module prefix (longest match wins) -> layer
 LAYERS = {
-    "framework": 0, "utils": 0, "device": 0,
+    "framework": 0, "utils": 0, "device": 0, "reader": 0,
     "ops": 1,
     "tensor": 2, "autograd": 2, "static": 2, "linalg": 2,
     "nn": 3, "io": 3, "metric": 3, "regularizer": 3,

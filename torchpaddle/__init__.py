@@ -40,3 +40,15 @@ from . import distribution  # noqa: E402,F401
 from .static.nn.parameter import create_parameter  # noqa: E402,F401  (paddle.create_parameter, both modes)
 from . import _C_ops, _legacy_C_ops  # noqa: E402,F401  (the op-call modules model code imports)
 from . import base, common_ops_import  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # ``paddle.fluid`` (the legacy namespace) is imported on first use: a 2.x program never loads it; so are
+    # Paddle 1.x's ``paddle.reader`` decorators and ``paddle.batch``
+    if name in ("fluid", "reader"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "batch":
+        from .reader import batch
+        return batch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -44,6 +44,8 @@ class _ModeState(threading.local):
     # tracer is initialised from a module global that every switch writes), so a thread started after
     # paddle.enable_static() builds programs too. A thread already running keeps its mode.
     _last = False
+    # whether enable_static/disable_static was ever called: legacy fluid code enters static mode only if not
+    chosen = False
 
     def __init__(self):
         # runs on a thread's first read of STATE, which the eager path skips while ANY_STATIC.on is False
@@ -78,6 +80,7 @@ def install_static_append(fn):
 def _switch(static):
     with _LOCK:
         STATE._set(static)
+        _ModeState.chosen = True
 
 
 def in_dynamic_mode():

@@ -94,6 +94,13 @@ def create_static_parameter(shape, dtype, name, initializer, trainable=True, **a
     """A StaticParameter in the main program's global block, initialized in the startup program."""
     main = default_main_program().global_block()
     if name in main.vars:
+        # Paddle shares a parameter created again under the same name (ParamAttr(name=...) weight sharing)
+        found = main.vars[name]
+        if list(found.shape) != [int(s) for s in shape]:
+            raise ValueError(f"Variable '{name}' has been created before. The previous shape is "
+                             f"{tuple(found.shape)}, the new shape is {tuple(shape)}. They are not matched.")
+        if name in default_startup_program().global_block().vars and getattr(found, "trainable", None) is not None:
+            return found
         raise ValueError(f"create_parameter: a variable named {name!r} already exists in the main program")
     param = main.create_parameter(shape, dtype, name=name, trainable=trainable, **attrs)
     startup = default_startup_program().global_block()
