@@ -22,3 +22,5 @@ from .auto_parallel import (ProcessMesh, ReduceType, Placement, Shard, Replicate
                             dtensor_to_local, unshard_dtensor, reshard)
 from . import auto_parallel  # noqa: F401
 from .auto_parallel.static import to_static, DistModel, Strategy  # noqa: F401  (static auto-parallel)
+from .auto_parallel.checkpoint import (save_state_dict, load_state_dict, load_merged_state_dict,  # noqa: F401
+                                       ShardedWeight, ShardedStateDict, shard_weight, build_sharded_state_dict)
