@@ -284,6 +284,23 @@ def c_model_average(paddle):
                                                                           max_average_window=3), 7)
 
 
+def c_dygraph_lr_decay(paddle):
+    """Dygraph: a fluid step decay advances once per minimize; current_step_lr reports the rate just used."""
+    fluid = paddle.fluid
+    with fluid.dygraph.guard():
+        linear = fluid.dygraph.Linear(2, 1, param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.5)))
+        opt = fluid.optimizer.Momentum(learning_rate=fluid.dygraph.PiecewiseDecay([2, 4], [1.0, 0.1, 0.01], 0),
+                                       momentum=0.5, parameter_list=linear.parameters())
+        out = [round(float(opt.current_step_lr()), 6)]
+        for _ in range(6):
+            loss = fluid.layers.reduce_mean(linear(fluid.dygraph.to_variable(np.ones([1, 2], "float32"))))
+            loss.backward()
+            opt.minimize(loss)
+            linear.clear_gradients()
+            out.append((round(float(opt.current_step_lr()), 6), round(float(linear.weight.numpy()[0, 0]), 5)))
+        return out
+
+
 def c_errors(paddle):
     """Bad constructor arguments: fluid's error types."""
     fluid = paddle.fluid

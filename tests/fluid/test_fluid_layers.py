@@ -95,7 +95,7 @@ def test_lod_names_say_they_come_with_lod(name):
         getattr(L, name)(None)
 
 
-@pytest.mark.parametrize("name", ["ssd_loss", "multiclass_nms", "nce", "StaticRNN", "py_reader"])
+@pytest.mark.parametrize("name", ["ssd_loss", "multiclass_nms", "nce", "data_norm", "py_reader"])
 def test_unsupported_names_say_so(name):
     import torchpaddle.fluid.layers as L
     with pytest.raises(NotImplementedError, match="not supported yet"):
@@ -160,3 +160,21 @@ def test_nested_layer_scopes_name_apart(static_mode):
     main = static_mode[0]
     assert (a.name, b.name, c.name) == ("outer_0.tmp_0", "inner_0.tmp_0", "outer_0.tmp_1")
     assert [op.output_arg_names for op in main.global_block().ops] == [[a.name], [b.name], [c.name]]
+
+
+def test_static_rnn_refuses_misuse(static_mode):
+    import torchpaddle
+    import torchpaddle.fluid.layers as L
+    x = torchpaddle.static.data("x", [3, 2, 4], "float32")
+    rnn = L.StaticRNN()
+    with pytest.raises(ValueError, match="inside"):
+        rnn.step_input(x)
+    with pytest.raises(ValueError, match="update_memory"):
+        with rnn.step():
+            rnn.memory(init=L.fill_constant([2, 4], "float32", 0.0))
+            rnn.step_output(rnn.step_input(x))
+    ragged = L.StaticRNN()
+    with pytest.raises(ValueError, match="steps"):
+        with ragged.step():
+            ragged.step_input(x)
+            ragged.step_input(torchpaddle.static.data("y", [4, 2, 4], "float32"))

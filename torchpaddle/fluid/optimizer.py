@@ -15,6 +15,7 @@ from ..ops.defs.fluid_optimizer import decayed_adagrad_update, ftrl_update
 from ..ops.defs.optimizer import lars_momentum_update
 from ..optimizer.lr import LRScheduler
 from .clip import mark_need_clip
+from .dygraph.learning_rate_scheduler import LearningRateDecay
 from .regularizer import as_base
 
 __all__ = ["SGD", "Momentum", "Adagrad", "Adam", "Adamax", "Dpsgd", "DecayedAdagrad", "Ftrl", "SGDOptimizer",
@@ -88,12 +89,23 @@ class _FluidOptimizer:
     def apply_optimize(self, loss, startup_program, params_grads):
         return self.apply_gradients(params_grads)
 
+    def get_lr(self):
+        # a fluid step decay advances when read: remember what the last update used
+        self._fluid_last_lr = super().get_lr()
+        return self._fluid_last_lr
+
     def current_step_lr(self):
-        """The learning rate of the current step (dygraph)."""
+        """The learning rate the last ``minimize`` used (before any, the decay's current one), as Paddle 1.x;
+        reading it does not advance a fluid step decay."""
         if self._fluid_lr_var is not None:
             raise RuntimeError("current_step_lr: the learning rate is a static Variable; fetch it with the "
                                "Executor instead")
-        return self.get_lr()
+        last = self.__dict__.get("_fluid_last_lr")
+        if last is not None:
+            return last
+        if isinstance(self._learning_rate, LearningRateDecay):
+            return float(np.float32(self._learning_rate.step()))
+        return super().get_lr()
 
     def set_dict(self, state_dict):
         """Paddle 1.x's name for set_state_dict."""

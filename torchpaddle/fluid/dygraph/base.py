@@ -21,6 +21,8 @@ def guard(place=None):
     chosen = _mode._ModeState.chosen
     try:
         with _base.guard(place):
+            # inside, dygraph is chosen: a static-only fluid call must not switch the block to static
+            _mode._ModeState.chosen = True
             yield
     finally:
         _mode._ModeState.chosen = chosen

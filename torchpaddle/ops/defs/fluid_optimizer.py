@@ -1,7 +1,7 @@
-"""The optimizer ops only fluid.optimizer uses: ``decayed_adagrad`` and ``ftrl`` (DecayedAdagrad, Ftrl; Paddle
-3.3.1 still registers them, with Paddle 1.8.5's slots, attributes and arithmetic) and ``average_accumulates``
-(ModelAverage; a Paddle 1.x op). As in ops/defs/optimizer.py, each update op is a per-parameter call of a
-functional update over lists of torch tensors, which the eager optimizers call once over all parameters."""
+"""The optimizer ops only fluid.optimizer uses: ``decayed_adagrad`` (DecayedAdagrad), ``ftrl`` (Ftrl) and
+``average_accumulates`` (ModelAverage), with the slots, attributes and arithmetic of Paddle 1.8.5 (Paddle 3.3.1
+still registers all three). As in ops/defs/optimizer.py, each update op is a per-parameter call of a functional
+update over lists of torch tensors, which the eager optimizers call once over all parameters."""
 import torch
 
 from ..registry import op
@@ -65,7 +65,7 @@ _MAX_NUM_ACCUMULATES = 16384
     outputs=["out_sum_1", "out_sum_2", "out_sum_3", "out_num_accumulates", "out_old_num_accumulates",
              "out_num_updates"],
     attrs={"average_window": 0.0, "max_average_window": 9223372036854775807, "min_average_window": 10000},
-    differentiable=False, own="a Paddle 1.x op (fluid.optimizer.ModelAverage) that Paddle 3.3.1 dropped")
+    differentiable=False)
 def average_accumulates(param, in_sum_1, in_sum_2, in_sum_3, in_num_accumulates, in_old_num_accumulates,
                         in_num_updates, *, average_window, max_average_window, min_average_window):
     num_updates = int(in_num_updates.reshape(-1)[0]) + 1
