@@ -265,6 +265,8 @@ class TensorDistAttr:
                 f"dims_mapping ({dims_note}): {self.dims_mapping}")
         if self._partial:   # NOTE: Paddle prints partial dims on op arguments only; shown here too
             text += f", partial on dims: {sorted(self._partial)}"
+        if getattr(var, "_global_shape", None) is not None:   # a per-rank program's variable: its local shape
+            text += f", global shape: {list(var._global_shape)}"
         return text + " }"
 
 

@@ -53,9 +53,9 @@ with paddle.static.scope_guard(scope):
                        for feed in feeds]
 paddle.disable_static()
 
-# a sharded parameter (tensor parallel) is refused, not run wrongly
+# a Partial parameter is refused, not run wrongly
 column = make_model(paddle, shard=False)
-column[0].weight = dist.shard_tensor(column[0].weight, mesh, [dist.Shard(1)])
+column[0].weight = dist.shard_tensor(column[0].weight, mesh, [dist.Partial()])
 try:
     dist.to_static(column, list(batches()), paddle.nn.MSELoss())
     refused = None

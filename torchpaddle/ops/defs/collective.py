@@ -190,3 +190,26 @@ def c_embedding(W, Ids, *, start_index, vocab_size):
     inside = (local >= 0) & (local < W.shape[0])
     rows = torch.nn.functional.embedding(torch.where(inside, local, torch.zeros_like(local)), W)
     return rows * inside.unsqueeze(-1).to(W.dtype)
+
+
+# -- reduce-scatter (auto-parallel reshard P->S) ----------------------------------------------------------------
+@op("reduce_scatter", inputs=["x"], outputs=["out"], attrs={"ring_id": 0, "nranks": 1})
+def reduce_scatter(x, *, ring_id, nranks):
+    """The sum of every rank's x, split on axis 0 in nranks parts: this rank's part."""
+    if nranks < 1 or x.dim() == 0 or x.shape[0] % nranks:
+        raise ValueError(f"reduce_scatter: dim 0 of x{list(x.shape)} must divide evenly over nranks={nranks}")
+    rows = x.shape[0] // nranks
+    if _is_meta(x):
+        return torch.empty([rows, *x.shape[1:]], dtype=x.dtype)
+    group = _group_of("reduce_scatter", ring_id)
+    if nranks != group.nranks:
+        raise ValueError(f"reduce_scatter: attribute nranks={nranks}, but the group of ring_id {ring_id} has "
+                         f"{group.nranks} ranks")
+    # NOTE: gloo has no reduce_scatter: an all-reduce, then this rank's rows
+    return _reduced(x, "reduce_scatter", ring_id).narrow(0, group.rank * rows, rows).clone()
+
+
+@reduce_scatter.grad()
+def _reduce_scatter_grad(out_grad, *, ring_id, nranks):
+    # the adjoint: every rank's part of the gradient, gathered in rank order
+    return {"x": torch.cat(_gathered(out_grad, "reduce_scatter_grad", ring_id, nranks))}

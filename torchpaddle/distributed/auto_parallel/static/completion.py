@@ -3,7 +3,8 @@ parameters, with the ops' SPMD rules (``REGISTRY[type].spmd_rule``).
 
 Ops are walked in program order. A forward or optimizer op with a rule gets the rule's answer: the layouts its
 inputs must have and its outputs' layouts (an output written in place, as an optimizer's ParamOut, keeps the
-variable's own layout). A grad op gives each ``X@GRAD`` the layout of ``X`` (Paddle's default for gradients); a
+variable's own layout, or the rule's when it has none yet, as an optimizer's moments). A grad op gives each
+``X@GRAD`` the layout of ``X``, partial on the mesh dims where ``X`` is replicated (``_grad_attr``); a
 forward op without a rule, or whose rule refuses the layouts, replicates (always correct, maybe slower).
 Unknown dims (-1, the batch) are read as the mesh size, so that a batch sharded on a mesh dim stays sharded.
 """
@@ -74,6 +75,20 @@ def _apply_rule(op, mesh, block):
                                                                    zip(definition.outputs, outs)]
 
 
+def _grad_attr(forward):
+    """The layout of a gradient as the partitioned program computes it (autograd through the local forward, see
+    partitioner.py): sharded as its variable, and partial (SUM) on every mesh dim of size > 1 where the
+    variable is replicated, since each rank there holds only its share of the gradient."""
+    attr = TensorDistAttr(forward)
+    attr._clean_partial_status()
+    attr.clear_annotated()
+    mesh, dims = attr.process_mesh, attr.dims_mapping
+    owed = [d for d, size in enumerate(mesh.shape) if size > 1 and d not in dims]
+    if owed:
+        attr._set_partial_dims(owed)
+    return attr
+
+
 def complete(program, mesh):
     """Annotate every op and variable of ``program`` in place (feeds and parameters keep their annotation);
     ``mesh``: the ProcessMesh of whatever has none. Returns ``program``."""
@@ -102,14 +117,14 @@ def complete(program, mesh):
             var = block._find_var_recursive(name)
             attr = outputs.get(name)
             if name in op.input_arg_names or var.persistable and var._dist_attr is not None:
-                attr = _attr_of(var, mesh)        # written in place: the variable keeps its layout
+                if var._dist_attr is not None or attr is None:
+                    attr = _attr_of(var, mesh)    # written in place: the variable keeps its layout
+                # else: state first written by its update (an optimizer's moments): the rule's layout
             elif role & OpRole.Backward:
                 source = _forward_name(name)
                 forward = block._find_var_recursive(source) if source else None
                 if forward is not None and list(forward.shape) == list(var.shape):
-                    attr = TensorDistAttr(_attr_of(forward, mesh))
-                    attr._clean_partial_status()
-                    attr.clear_annotated()
+                    attr = _grad_attr(_attr_of(forward, mesh))
             if attr is None:
                 attr = _replicated(var, mesh)
             op_attr.set_output_dist_attr(name, attr)

@@ -13,9 +13,9 @@ optimizer given; eval and predict work without ``train()`` and without an optimi
 ``mode``; predict returns the outputs; a model without any dist parameter works; no CUDA is needed.
 AMP O2 keeps the half-precision parameters and float32 master weights in the scope and writes the master
 weights back to the Layer (AMP rewrites the train program only).
-Partition (partitioner.py): data parallel only (feeds sharded on the batch dim: gradients averaged over the
-ranks before the optimizer); what it cannot partition raises. Not done yet: sharded parameters (tensor
-parallel, local shapes, reshard ops), the sharding and pipeline strategies.
+Partition (partitioner.py): each rank's program with local shapes and reshard ops (data and tensor parallel:
+feeds and parameters sharded on any mesh dim); what it cannot partition raises. Not done yet: Partial
+parameters or feeds, parameters on several meshes, the sharding and pipeline strategies.
 """
 import collections
 import copy
@@ -38,7 +38,7 @@ from ... import env as _env
 from ..api import dtensor_from_local, is_dist_tensor
 from ..placement import Replicate, placements_to_dims_mapping
 from .completion import annotate, complete
-from .partitioner import partition
+from .partitioner import localize_startup, partition
 from .strategy import Strategy
 
 __all__ = ["DistModel", "to_static"]
@@ -186,12 +186,9 @@ class DistModel:
         return ProcessMesh(list(range(_env.get_world_size())))
 
     def _check_layouts(self):
-        """What the partitioner handles: parameters replicated on one mesh, feeds sharded on the batch dim."""
-        def sharded(mesh, placements, skip_dim0):
-            for d, p in enumerate(placements):
-                if mesh.shape[d] > 1 and (p.is_partial() or p.is_shard() and not (skip_dim0 and p.get_dim() == 0)):
-                    return True
-            return False
+        """What the partitioner handles: parameters and feeds on one mesh, sharded or replicated (not Partial)."""
+        def partial(mesh, placements):
+            return any(mesh.shape[d] > 1 and p.is_partial() for d, p in enumerate(placements))
         for p in self._layer.parameters():
             if not is_dist_tensor(p):
                 continue
@@ -199,15 +196,16 @@ class DistModel:
                 raise NotImplementedError(f"DistModel: parameter {p.name} is on mesh {p.process_mesh}, another "
                                           f"than {self._mesh}; parameters on several meshes (pipeline) are not "
                                           "supported yet")
-            if sharded(p.process_mesh, p.placements, False):
-                raise NotImplementedError(f"DistModel: parameter {p.name} is sharded ({p.placements}); sharded "
-                                          "parameters (tensor parallel) are not supported yet, only replicated "
-                                          "ones with batch-sharded inputs (data parallel)")
+            if partial(p.process_mesh, p.placements):
+                raise NotImplementedError(f"DistModel: parameter {p.name} is Partial ({p.placements}); Partial "
+                                          "parameters are not supported, only sharded or replicated ones")
         for f in self._inputs + self._labels:
-            if f.mesh is not None and sharded(f.mesh, f.placements, True):
-                raise NotImplementedError(f"DistModel: input {f.spec.name} is laid out as {f.placements}; only "
-                                          "inputs sharded on their batch dim (Shard(0)) or replicated are "
-                                          "supported yet")
+            if f.mesh is not None and f.mesh != self._mesh:
+                raise NotImplementedError(f"DistModel: input {f.spec.name} is on mesh {f.mesh}, another than "
+                                          f"{self._mesh}; inputs on several meshes are not supported yet")
+            if f.mesh is not None and partial(f.mesh, f.placements):
+                raise NotImplementedError(f"DistModel: input {f.spec.name} is laid out as {f.placements}; Partial "
+                                          "inputs are not supported, only sharded or replicated ones")
 
     # -- building ------------------------------------------------------------------------------------------
     def _check_mode(self, mode, what):
@@ -284,15 +282,25 @@ class DistModel:
         fetch = [loss.name] if loss is not None else [v.name for v in concrete.fetch_vars]
         program = _ModeProgram(concrete, main, [f.spec.name for f in feeds], fetch,
                                loss.name if loss is not None else None)
-        program.dist_main = self._annotated(main, feeds, concrete.bindings)
+        program.dist_main, renames = self._annotated(main, feeds, concrete.bindings, fetch, program.loss_name)
+        if mode == "train" and strategy.recompute.enable and any(
+                "@RESHARD_" in n for op in program.dist_main.global_block().ops for n in op.output_arg_names):
+            # NOTE: recomputed grad ops run one by one, past the reshard ops whose adjoints the backward needs
+            raise NotImplementedError("DistModel: strategy.recompute with reshard ops in the program (tensor "
+                                      "parallel) is not supported yet")
+        # what is fetched: the replicated value of what the serial program fetches (data parallel: this rank's)
+        program.fetch_names = [renames.get(n, n) for n in fetch]
+        if program.loss_name is not None:
+            program.loss_name = renames.get(program.loss_name, program.loss_name)
         for op in (op for b in program.dist_main.blocks for op in b.ops):
             master = op.inputs.get("MasterParam") or op.inputs.get("master_param")
             if master and op.inputs.get("Param"):
                 program.masters[op.inputs["Param"][0]] = master[0]
         program.dist_startup = startup.clone()
+        localize_startup(program.dist_startup, program.dist_main)
         return program
 
-    def _annotated(self, serial, feeds, bindings):
+    def _annotated(self, serial, feeds, bindings, fetch_names=(), loss_name=None):
         """The dist program: ``serial`` with feeds and parameters annotated, completed by the SPMD rules."""
         program = serial.clone()
         block = program.global_block()
@@ -311,8 +319,8 @@ class DistModel:
             else:
                 annotate(var, self._mesh, [-1] * len(var.shape))
         complete(program, self._mesh)
-        partition(program, self._mesh, [f.spec.name for f in feeds])
-        return program
+        _, renames = partition(program, self._mesh, [f.spec.name for f in feeds], fetch_names, loss_name)
+        return program, renames
 
     # -- modes ---------------------------------------------------------------------------------------------
     def _set_mode(self, mode):

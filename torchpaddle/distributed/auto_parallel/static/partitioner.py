@@ -1,15 +1,27 @@
-"""Partition a completed program for this rank: data parallel.
+"""Partition a completed program for this rank: the per-rank program, data and tensor parallel.
 
-A mesh dim that shards a feed's batch dim (dim 0) is a data-parallel dim: each rank runs the program on its own
-micro-batch (the batch dim is unknown, -1, in the program, so shapes need no change) and every gradient of a
-parameter not sharded on that dim is averaged over it before anything reads it: a ``c_allreduce_sum`` on the
-dim's communication group and a ``scale`` by 1/size, as Paddle's data-parallel partition inserts them.
-Not done: sharded parameters (tensor parallel: local shapes, reshard ops), sharding stages, pipeline.
+- Reshard: where a forward op needs an input laid out otherwise than its producer left it, the reshard ops
+  (reshard_pass.py) are inserted before it and the op reads their result; a fetched variable still sharded or
+  partial on a mesh dim that is not data parallel is made replicated there.
+- Local shapes: every variable gets this rank's shape (a sharded dim divided by its mesh dim's size) and keeps its
+  global one in ``_global_shape``; ``shape`` attributes of forward ops writing sharded values follow.
+- Gradients: the Executor takes the backward by autograd through the local forward and its reshard ops, each of
+  whose gradient is its adjoint over the ranks. Every rank seeds its own loss with 1, so the objective autograd
+  differentiates is the sum of all ranks' losses: each rank's gradient of a variable replicated on a mesh dim is
+  its share of that dim's sum (completion marks it partial), and of a sharded one its own part. Before the
+  optimizer, each parameter's gradient is summed (``c_allreduce_sum``) over the mesh dims where the parameter is
+  replicated and scaled by 1/size on every mesh dim where the loss is not a partial sum (it is replicated there,
+  or a mean of the ranks' micro-batch losses: data parallel averages, as Paddle's does).
+Not done: Partial parameters, the sharding stages, pipeline (several meshes).
 """
-from ....framework.dist_attr import OperatorDistAttr, TensorDistAttr
-from ....framework.program import GRAD_SUFFIX, OpRole
+import numpy as np
 
-__all__ = ["data_parallel_dims", "partition"]
+from ....framework.dist_attr import OperatorDistAttr, ReduceType, TensorDistAttr
+from ....framework.program import GRAD_SUFFIX, OpRole
+from ... import env as _env
+from .reshard_pass import Resharder, same_layout
+
+__all__ = ["data_parallel_dims", "partition", "localize_startup"]
 
 
 def data_parallel_dims(program, feed_names):
@@ -35,16 +47,94 @@ def _params_grads(program):
     return pairs
 
 
-def partition(program, mesh, feed_names):
-    """Insert the gradient averaging of data parallel into ``program`` (completed) in place; -> the mesh dims
-    it averages over."""
-    dims = data_parallel_dims(program, feed_names)
-    block = program.global_block()
+def _coord(mesh):
+    """This process' index along each mesh dim."""
+    rank = _env.get_rank()
+    ids = list(mesh.process_ids)
+    if rank not in ids:
+        raise NotImplementedError(f"DistModel: this process (rank {rank}) is not in the mesh {ids}; ranks outside "
+                                  "the mesh (pipeline stages) are not supported yet")
+    return [int(c) for c in np.unravel_index(ids.index(rank), mesh.shape)]
+
+
+def _local_shape(var):
+    fixed = getattr(var, "_reshard_local_shape", None)
+    if fixed is not None:
+        return list(fixed)
+    attr = var._dist_attr
+    shape = list(var.desc_shape)
+    if attr is None or attr.process_mesh is None or not len(attr.process_mesh.process_ids):
+        return shape
+    mesh_shape = attr.process_mesh.shape
+    for axis, d in enumerate(attr.dims_mapping):
+        if d >= 0 and shape[axis] > 0:
+            if shape[axis] % mesh_shape[d]:
+                raise ValueError(f"DistModel: dim {axis} of {var.name} (shape {shape}) is sharded over mesh dim {d} "
+                                 f"of size {mesh_shape[d]}, which does not divide it")
+            shape[axis] //= mesh_shape[d]
+    return shape
+
+
+def _is_forward(op):
+    return not op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize)
+
+
+def _reshard_forward(block, mesh, resharder, fetch_names, dp_dims):
+    """Insert the reshard ops of the forward ops' inputs and of the fetched variables; -> {fetch name: the name
+    to fetch}."""
+    layout = {}
+    made = {}   # (name, layout) -> resharded name, shared by the consumers
+    i = 0
+    while i < len(block.ops):
+        op = block.ops[i]
+        if not _is_forward(op) or op.dist_attr is None:
+            i += 1
+            continue
+        for name in list(dict.fromkeys(op.input_arg_names)):
+            var = block._find_var_recursive(name)
+            need = op.dist_attr.get_input_dist_attr(name)
+            have = layout.get(name) or (var._dist_attr if var is not None else None)
+            if need is None or have is None or same_layout(have, need):
+                continue
+            key = (name, tuple(need.dims_mapping), tuple(sorted(need._partial_status().items())))
+            if key not in made:
+                made[key], inserted = resharder.lower(i, name, have, need)
+                i += inserted
+            op._rename_input(name, made[key])
+            op.dist_attr.rename_input(name, made[key])
+        for name in op.output_arg_names:
+            attr = op.dist_attr.get_output_dist_attr(name)
+            if attr is not None:
+                layout[name] = attr
+        i += 1
+    renames = {}
+    first_backward = next((k for k, op in enumerate(block.ops) if not _is_forward(op)), len(block.ops))
+    for name in fetch_names:
+        var = block._find_var_recursive(name)
+        have = layout.get(name) or (var._dist_attr if var is not None else None)
+        if have is None:
+            continue
+        need = TensorDistAttr(have)
+        need.dims_mapping = [d if d in dp_dims else -1 for d in have.dims_mapping]
+        need._clean_partial_status()
+        kept = {d: t for d, t in have._partial_status().items() if d in dp_dims}
+        for d, t in kept.items():
+            need._set_partial_dims([d], t)
+        if not same_layout(have, need):
+            renames[name], inserted = resharder.lower(first_backward, name, have, need)
+            first_backward += inserted
+    return renames
+
+
+def _sync_gradients(block, mesh, loss_name, dims):
+    """The gradient synchronization before the optimizer (see the module note)."""
     # NOTE: the parameter's own gradient, not what the optimizer reads (gradient merge: the merged sum)
-    pairs = [(p, p + GRAD_SUFFIX if block.has_var(p + GRAD_SUFFIX) else g) for p, g in _params_grads(program)]
+    pairs = [(p, p + GRAD_SUFFIX if block.has_var(p + GRAD_SUFFIX) else g) for p, g in _params_grads(block.program)]
     pairs = [(p, g) for p, g in dict(pairs).items() if block.has_var(g)]
-    if not dims or not pairs:
-        return dims
+    if not pairs:
+        return
+    loss = block._find_var_recursive(loss_name) if loss_name else None
+    loss_partial = loss._dist_attr._partial_status() if loss is not None and loss._dist_attr is not None else {}
     grads = {g for _, g in pairs}
     last = max(i for i, op in enumerate(block.ops) if grads & set(op.output_arg_names))
     new_ops = []
@@ -52,26 +142,91 @@ def partition(program, mesh, feed_names):
         var = block.var(param)
         mapping = var.dist_attr.dims_mapping if var._dist_attr is not None else []
         for d in dims:
-            if d in mapping:
-                continue   # a parameter sharded on the dim has its own gradient there
-            group = mesh.get_group(mesh.dim_names[d])
-            size = mesh.shape[d]
-            new_ops.append(("c_allreduce_sum", {"X": [grad]}, {"Out": [grad]},
-                            {"ring_id": group.id, "use_calc_stream": True, "use_model_parallel": False,
-                             "op_role": OpRole.Backward, "op_role_var": [param, grad]}))
-            new_ops.append(("scale", {"X": [grad]}, {"Out": [grad]},
-                            {"scale": 1.0 / size, "bias": 0.0, "bias_after_scale": True,
-                             "op_role": OpRole.Backward, "op_role_var": [param, grad]}))
-    for k, (op_type, inputs, outputs, attrs) in enumerate(new_ops):
-        op = block._insert_op(last + 1 + k, type=op_type, inputs=inputs, outputs=outputs, attrs=attrs)
+            role = {"op_role": OpRole.Backward, "op_role_var": [param, grad]}
+            if d not in mapping:
+                group = mesh.get_group(mesh.dim_names[d])
+                new_ops.append(("c_allreduce_sum", grad, d, {"ring_id": group.id, "use_calc_stream": True,
+                                                             "use_model_parallel": False, **role}))
+            if loss_partial.get(d) != ReduceType.kRedSum:
+                new_ops.append(("scale", grad, d, {"scale": 1.0 / mesh.shape[d], "bias": 0.0,
+                                                   "bias_after_scale": True, **role}))
+    owed = {}
+    for k, (op_type, grad, d, attrs) in enumerate(new_ops):
+        op = block._insert_op(last + 1 + k, type=op_type, inputs={"X": [grad]}, outputs={"Out": [grad]},
+                              attrs=attrs)
         attr = OperatorDistAttr(op)
         attr.process_mesh = mesh
-        grad = inputs["X"][0]
-        replicated = TensorDistAttr(block.var(grad).dist_attr)
-        owed = TensorDistAttr(replicated)
-        if op_type == "c_allreduce_sum":   # each rank's gradient is a partial sum over the dp dims
-            owed._set_partial_dims(dims)
-        attr.set_input_dist_attr(grad, owed)
-        attr.set_output_dist_attr(grad, replicated)
+        before = TensorDistAttr(block.var(grad).dist_attr)
+        before._clean_partial_status()
+        done = owed.setdefault(grad, set())
+        if op_type == "c_allreduce_sum":
+            done.add(d)
+        pending = sorted(d2 for d2, _ in enumerate(mesh.shape) if d2 in dims and d2 not in done
+                         and d2 not in before.dims_mapping)
+        after = TensorDistAttr(before)
+        if pending:
+            after._set_partial_dims(pending)
+        if op_type == "c_allreduce_sum":   # each rank's gradient is a partial sum over the dim
+            before._set_partial_dims(sorted(set(pending) | {d}))
+        else:
+            before = TensorDistAttr(after)
+        attr.set_input_dist_attr(grad, before)
+        attr.set_output_dist_attr(grad, after)
         op.dist_attr = attr
-    return dims
+        block.var(grad).dist_attr = after
+
+
+def partition(program, mesh, feed_names, fetch_names=(), loss_name=None):
+    """Make ``program`` (completed) this rank's program, in place (see the module note); -> (the data-parallel
+    mesh dims, {fetch name: the name to fetch instead})."""
+    dp_dims = data_parallel_dims(program, feed_names)
+    block = program.global_block()
+    sizes = list(mesh.shape)
+    dims = [d for d, size in enumerate(sizes) if size > 1]
+    if not dims:
+        return dp_dims, {}
+    resharder = Resharder(block, mesh, _coord(mesh))
+    renames = _reshard_forward(block, mesh, resharder, list(fetch_names), dp_dims)
+    _sync_gradients(block, mesh, loss_name, dims)
+    _localize(block)
+    return dp_dims, renames
+
+
+def _localize(block):
+    """Local shapes for every variable, and for the ``shape`` attributes of the ops writing sharded values."""
+    for var in list(block.vars.values()):
+        local = _local_shape(var)
+        if list(var.desc_shape) != local:
+            var._global_shape = tuple(var.desc_shape)
+            var.desc_shape = tuple(local)
+    for op in block.ops:
+        shape = op.attrs.get("shape")
+        outs = op.output_arg_names
+        if not isinstance(shape, (list, tuple)) or len(outs) != 1:
+            continue
+        var = block._find_var_recursive(outs[0])
+        if var is None or getattr(var, "_global_shape", None) is None or len(shape) != len(var.desc_shape):
+            continue
+        op.attrs["shape"] = [int(s) if g <= 0 or s <= 0 else int(local) for s, g, local in
+                             zip(shape, var._global_shape, var.desc_shape)]
+
+
+def localize_startup(startup, main):
+    """The startup program's state variables shaped as their main-program twins, which ``partition`` made local:
+    a sharded parameter's optimizer state is initialized on this rank's part only."""
+    main_block, block = main.global_block(), startup.global_block()
+    for var in block.vars.values():
+        twin = main_block._find_var_recursive(var.name)
+        if twin is None or getattr(twin, "_global_shape", None) is None:
+            continue
+        var._global_shape = tuple(var.desc_shape)
+        var.desc_shape = tuple(twin.desc_shape)
+        if twin._dist_attr is not None:
+            var.dist_attr = TensorDistAttr(twin.dist_attr)
+    for op in block.ops:
+        outs = op.output_arg_names
+        shape = op.attrs.get("shape")
+        if isinstance(shape, (list, tuple)) and len(outs) == 1:
+            var = block._find_var_recursive(outs[0])
+            if var is not None and getattr(var, "_global_shape", None) is not None:
+                op.attrs["shape"] = list(var.desc_shape)
