@@ -38,7 +38,8 @@ def _sweep(cases, family, rule, op_type, shapes, attrs, ours, slots, reverse_sha
             cases[name] = (family, rule, op_type, mesh, inputs, attrs, ours, None, slots)
         if reverse_shapes is None:
             continue
-        inputs = [None if s is None else (s, [-1] * len(s)) for s in shapes]
+        inputs = [None if s is None else [(t, [-1] * len(t)) for t in s] if isinstance(s[0], list) else
+                  (s, [-1] * len(s)) for s in shapes]
         for combo in itertools.product(*[list(_mappings(len(s), len(mesh))) for s in reverse_shapes]):
             outputs = [(s, d) for s, d in zip(reverse_shapes, combo)]
             name = f"reverse {family} {rule} {mesh} {inputs} -> {outputs} {attrs}"
@@ -101,30 +102,49 @@ def _cases():
         shape = [4, 6, 2]
         _sweep(c, "transpose", "transpose", "transpose2", [shape], [perm], {"axis": perm}, one,
                [[shape[p] for p in perm]])
-    # split / slice (concat and stack: no rule of ours yet)
+    # concat / stack: a list input aligned by cost (AlignDimsSharding)
+    for shapes, axis, out in ((([4, 6], [4, 6]), 0, [8, 6]), (([4, 6], [2, 6]), 0, [6, 6]),
+                              (([4, 6], [4, 6]), 1, [4, 12]), (([4, 1], [4, 6]), -1, [4, 7])):
+        _sweep(c, "concat", "concat", "concat", [list(shapes)], [axis], {"axis": axis}, ([0], [0]), [out])
+    for axis, out in ((0, [2, 4, 6]), (-1, [4, 6, 2]), (1, [4, 2, 6])):
+        _sweep(c, "concat", "stack", "stack", [[[4, 6], [4, 6]]], [axis], {"axis": axis}, ([0], [0]), [out])
+    # where / expand_as: broadcasts
+    for shapes in (([4, 6], [4, 6], [4, 6]), ([4, 6], [4, 6], [6]), ([4, 6], [1, 6], [4, 6])):
+        _sweep(c, "where", "where", "where", list(shapes), [], {}, ([0, 1, 2], [0]), [[4, 6]])
+    for x in ([1, 6], [6], [4, 6]):
+        # NOTE: no reverse: Paddle 3.3.1 registers expand_as's gradient rule as its infer_backward
+        _sweep(c, "where", "expand_as", "expand_as_v2", [x, [4, 6]], [[4, 6]], {"target_shape": [4, 6]},
+               ([0, 1], [0]), None)
+    # conv2d: Input, Filter -> Output (NCHW, groups 1)
+    _sweep(c, "conv2d", "conv2d", "conv2d", [[4, 6, 8, 8], [4, 6, 3, 3]], [[1, 1], [0, 0], "EXPLICIT", [1, 1], 1,
+           "NCHW"], {}, ([0, 1], [0]), [[4, 4, 6, 6]], meshes=([2, 2],))
+    # split / slice
     for axis in (0, 1):
         _sweep(c, "concat", "split", "split", [[4, 6]], [[2, 2] if axis == 0 else [2, 2, 2], axis], {"sections": [2, 2] if axis == 0 else []
                , "num": 0 if axis == 0 else 3, "axis": axis}, ([0], [0]), None)
     for axes, starts, ends in (([1], [0], [3]), ([0], [0], [4]), ([0, 1], [1, 0], [3, 6])):
         _sweep(c, "concat", "slice", "slice", [[4, 6]], [axes, starts, ends, [1] * len(axes), []],
-               {"axes": axes, "starts": starts, "ends": ends}, ([0, None, None, None, None], [0]), None)
+               {"axes": axes, "starts": starts, "ends": ends}, ([0, None, None, None, None], [0]),
+               [[e - b if a in axes else n for a, n in enumerate([4, 6])
+                 for b, e in [dict(zip(axes, zip(starts, ends))).get(a, (0, n))]]])
     # gather / index_select / scatter
     for axis in (0, 1):
-        _sweep(c, "gather", "gather", "gather", [[4, 6], [3]], [axis], {"axis": axis}, ([0, 1, None], [0]), None)
+        _sweep(c, "gather", "gather", "gather", [[4, 6], [3]], [axis], {"axis": axis}, ([0, 1, None], [0]),
+               [[3, 6] if axis == 0 else [4, 3]])
         _sweep(c, "gather", "index_select", "index_select", [[4, 6], [3]], [axis], {"dim": axis}, ([0, 1], [0]),
                None)
     _sweep(c, "gather", "scatter", "scatter", [[4, 6], [3], [3, 6]], [True], {"overwrite": True},
-           ([0, 1, 2], [0]), None)
+           ([0, 1, 2], [0]), [[4, 6]])
     # where, cumsum, tile, argmax, one_hot, triu, dropout
     for axis in (0, 1):
         _sweep(c, "cumsum", "cumsum", "cumsum", [[4, 6]], [axis, False, False, False], {"axis": axis}, one,
                [[4, 6]])
         _sweep(c, "argmax", "argmax", "arg_max", [[4, 6]], [axis, False, False, 3], {"axis": axis}, one, None)
-    for repeat in ([2, 1], [1, 2], [2, 1, 1]):
-        _sweep(c, "tile", "tile", "tile", [[4, 6]], [repeat], {"repeat_times": repeat}, one, None)
+    for repeat, out in (([2, 1], [8, 6]), ([1, 2], [4, 12]), ([2, 1, 1], [2, 4, 6]), ([1, 2, 3], [1, 8, 18])):
+        _sweep(c, "tile", "tile", "tile", [[4, 6]], [repeat], {"repeat_times": repeat}, one, [out])
     _sweep(c, "one_hot", "one_hot", "one_hot_v2", [[4, 6]], [10], {"depth": 10}, one, None)
-    _sweep(c, "triu", "triu", "tril_triu", [[4, 6]], [0], {"diagonal": 0, "lower": False}, one, None)
-    _sweep(c, "triu", "triu", "tril_triu", [[2, 4, 6]], [1], {"diagonal": 1, "lower": False}, one, None)
+    _sweep(c, "triu", "triu", "tril_triu", [[4, 6]], [0], {"diagonal": 0, "lower": False}, one, [[4, 6]])
+    _sweep(c, "triu", "triu", "tril_triu", [[2, 4, 6]], [1], {"diagonal": 1, "lower": False}, one, [[2, 4, 6]])
     _sweep(c, "dropout", "dropout", "dropout", [[4, 6]], [], {}, ([0, None], [0]), None)
     return c
 

@@ -278,7 +278,7 @@ def _layout(found):
 def test_registry_spmd_slot():
     assert REGISTRY["matmul_v2"].spmd_rule is SPMD_RULES["matmul"]
     assert REGISTRY["elementwise_add"].spmd_rule is REGISTRY["exp"].spmd_rule is SPMD_RULES["elementwise"]
-    assert REGISTRY["conv2d"].spmd_rule is None   # no rule: the completion replicates
+    assert REGISTRY["cholesky"].spmd_rule is None   # no rule: the completion replicates
     with pytest.raises(ValueError, match="registered twice"):
         spmd_rule("matmul")(lambda inputs, attrs: None)
 

@@ -6,6 +6,7 @@ import paddle_ref
 import torchpaddle  # noqa: F401 - registers the ops
 from torchpaddle.framework.dist_attr import DistTensorSpec, ReduceType, TensorDistAttr
 from torchpaddle.framework.process_mesh import ProcessMesh
+from torchpaddle.ops.defs.spmd import grad_rule_of
 from torchpaddle.ops.registry import REGISTRY, SPMD_RULES
 from tests.static import spmd_reference as ref
 
@@ -176,10 +177,38 @@ def test_rule_errors():
         _run("layer_norm", [_spec(MESH, [4, 6], [0, 1]), None, None], begin_norm_axis=3)
 
 
-# ops the nn layers emit that are completed by replicating, and why
-REPLICATED = {
-    "conv2d": "Paddle's conv2d rule ties the filter's spatial dims to the input's; not reproduced yet",
-    "fill_constant": "no tensor input: the completion gives its output the layout its consumers want",
+_LINALG = "a whole-matrix factorization or solve: each rank needs the full matrices"
+_RANDOM = "draws random numbers: replicated, every rank draws the same values"
+_CREATE = "builds its output from attributes or metadata: the layout comes from its consumers"
+_DATA_SHAPE = "its output's size depends on the values: nothing to shard ahead of the run"
+_FFT = "a transform over whole axes: no rule written; replicated"
+_NOT_YET = "no rule written yet: completed by replicating (always correct, slower)"
+# op types the optable rows emit that have no rule, by reason (test_optable_ops_have_rules)
+REPLICATED_BY_DEFAULT = {
+    **dict.fromkeys("""cholesky cholesky_inverse cholesky_solve cond determinant eig eigh eigvals eigvalsh
+        householder_product inverse lu lu_solve lu_unpack matrix_exp matrix_power matrix_rank ormqr pinv qr
+        slogdeterminant solve svd svd_lowrank svdvals triangular_solve""".split(), _LINALG),
+    **dict.fromkeys("""alpha_dropout bernoulli binomial dropout_nd gaussian_random gumbel_softmax multinomial poisson
+        randint rrelu standard_gamma uniform_random""".split(), _RANDOM),
+    **dict.fromkeys("""assign_value empty fill_any_like fill_constant linspace logspace range tril_indices triu_indices
+        shape size is_empty meshgrid vander""".split(), _CREATE),
+    **dict.fromkeys("""unique unique_consecutive masked_select where_index bincount histogram histogram_bin_edges
+        histogramdd""".split(), _DATA_SHAPE),
+    **dict.fromkeys("""fft_c2c fft_c2r fft_r2c stft istft frame overlap_add""".split(), _FFT),
+    **dict.fromkeys("""accuracy addmm affine_grid allclose argsort as_complex as_real as_strided assign baddbmm batch_norm
+        bce_loss bilinear_interp_v2 bilinear_tensor_product block_diag bmm broadcast_tensors cartesian_prod
+        cdist channel_shuffle combinations complex conv2d_transpose conv3d conv3d_transpose corrcoef cov
+        crop_tensor cross cross_entropy cross_entropy2 cumulative_trapezoid cvm diag_embed diag_v2 diagflat
+        diagonal diagonal_scatter diff dist dot einsum embedding_renorm embedding_with_scaled_gradient
+        equal_all flip fold frobenius_norm gather_nd gather_tree grid_sampler group_norm
+        hierarchical_sigmoid huber_loss index_add index_fill index_put index_sample inner instance_norm
+        interp_antialias isin kldiv_loss kron label_smooth local_response_norm log_loss lp_pool2d
+        masked_fill masked_scatter max_pool3d_with_index maxout multi_dot multiplex mv nearest_interp_v2
+        nll_loss outer p_norm pad3d pdist pixel_shuffle pixel_unshuffle polar prelu put_along_axis reduce_as
+        renorm repeat_interleave roll scatter_nd_add searchsorted select_scatter shard_index
+        sigmoid_cross_entropy_with_logits slice_scatter soft_relu strided_slice take take_along_axis
+        temporal_shift tensor_unfold top_k_v2 trace trapezoid unbind unfold unpool unpool3d unstack vecdot
+        view_dtype view_shape warpctc""".split(), _NOT_YET),
 }
 
 
@@ -198,6 +227,78 @@ def test_nn_layers_ops_have_rules(static_mode):
         torchpaddle.optimizer.AdamW(learning_rate=0.01).minimize(loss)
     types = {op.type for op in main.global_block().ops if not op.type.endswith("_grad")}
     assert {"adamw", "layer_norm", "lookup_table_v2", "softmax_with_cross_entropy", "pool2d"} <= types
-    missing = sorted(t for t in types if REGISTRY[t].spmd_rule is None and t not in REPLICATED)
+    missing = sorted(t for t in types if REGISTRY[t].spmd_rule is None and t not in REPLICATED_BY_DEFAULT)
     assert not missing, f"ops with neither a rule nor a reason to replicate: {missing}"
-    assert all(REGISTRY[t].spmd_rule is None for t in REPLICATED)   # a listed op that gained a rule: unlist it
+
+
+def test_listed_ops_have_no_rule():
+    gained = sorted(t for t in REPLICATED_BY_DEFAULT if t in REGISTRY and REGISTRY[t].spmd_rule is not None)
+    assert not gained, f"ops listed as replicated that have a rule now (unlist them): {gained}"
+
+
+@pytest.mark.slow
+def test_optable_ops_have_rules(static_mode):
+    """Every op type the rows of tests/optable append (first sample, static mode) has a rule or a listed reason."""
+    from tests.optable.runner import load_rows, resolve, samples_of
+    from tests.test_optable_static import STATIC_UNSUPPORTED, _static_args
+    types = {}
+    for name, case in sorted(load_rows().items()):
+        if name in STATIC_UNSUPPORTED or case.api.endswith("_"):
+            continue
+        sample = next(iter(samples_of(case, case.dtypes[0])), None)
+        if sample is None:
+            continue
+        main, startup = torchpaddle.static.Program(), torchpaddle.static.Program()
+        try:
+            with torchpaddle.static.program_guard(main, startup):
+                args = _static_args(sample.args, case.dtypes[0], {}, False)
+                resolve(torchpaddle, case.api)(*args, **{k: _static_args(v, case.dtypes[0], {}, False)
+                                                         for k, v in sample.kwargs.items()})
+        except Exception:   # noqa: BLE001 - rows that refuse their sample are checked by test_optable_static
+            pass
+        for op in main.global_block().ops:
+            types.setdefault(op.type, name)
+    assert len(types) > 200
+    missing = sorted(f"{t} (row {r})" for t, r in types.items()
+                     if (t not in REGISTRY or REGISTRY[t].spmd_rule is None) and t not in REPLICATED_BY_DEFAULT)
+    assert not missing, f"op types with neither a rule nor a reason to replicate: {missing}"
+
+
+def test_grad_rule_of():
+    assert grad_rule_of("matmul_v2_grad") == ("matmul_v2", SPMD_RULES["matmul"])
+    assert grad_rule_of("conv2d_grad") == ("conv2d", SPMD_RULES["conv2d"])
+    assert grad_rule_of("matmul_v2") is None and grad_rule_of("no_such_op_grad") is None
+    assert grad_rule_of("cholesky_grad") is None   # its forward op is replicated by default
+
+
+def test_expand_and_expand_as_without_y():
+    found = _run("expand_v2", [_spec(MESH, [1, 6], [0, 1]), None, None], shape=[3, 4, -1])
+    assert found == [[([-1, 1], {}), None, None], [([-1, -1, 1], {})]]   # the expanded dim and the new one: whole
+    found = _run("expand_as_v2", [_spec(MESH, [4, 1], [0, 1]), None], target_shape=[4, 6])
+    assert found == [[([0, -1], {}), None], [([0, -1], {})]]
+    with pytest.raises(ValueError, match="given by a tensor"):
+        _run("expand_v2", [_spec(MESH, [1, 6], [0, 1]), _spec(MESH, [2], [-1]), None], shape=[])
+    rule = REGISTRY["expand_v2"].spmd_rule
+    ins, outs = rule.backward([_spec(MESH, [1, 6], [-1, -1]), None, None], [_spec(MESH, [3, 4, 6], [0, 1, -1])],
+                              {"shape": [3, 4, 6]})
+    assert [_layout(a) for a in (ins[0], outs[0])] == [([-1, -1], {}), ([-1, -1, -1], {})]
+
+
+def test_conv2d_groups_and_channels():
+    x, w = _spec(MESH, [4, 6, 8, 8], [0, 1, -1, -1]), _spec(MESH, [6, 6, 3, 3], [-1, 1, -1, -1])
+    assert _run("conv2d", [x, w])[1] == [([0, -1, -1, -1], {1: "SUM"})]   # in-channels sharded: partial
+    found = _run("conv2d", [x, _spec(MESH, [6, 3, 3, 3], [1, -1, -1, -1])], groups=2)
+    assert found == [[([0, -1, -1, -1], {}), ([-1, -1, -1, -1], {})], [([0, -1, -1, -1], {})]]
+    with pytest.raises(ValueError, match="must agree"):
+        _run("conv2d", [x, _spec(MESH, [6, 6, 3, 3], [-1, -1, -1, -1])])
+
+
+def test_reverse_of_pool_and_index_select():
+    rule = REGISTRY["pool2d"].spmd_rule
+    ins, outs = rule.backward([_spec(MESH, [4, 6, 8, 8], [-1] * 4)], [_spec(MESH, [4, 6, 4, 4], [0, -1, 1, -1])],
+                              {"data_format": "NCHW"})
+    assert [_layout(a) for a in ins + outs] == [([0, -1, -1, -1], {}), ([0, -1, -1, -1], {})]
+    rule = REGISTRY["index_select"].spmd_rule
+    ins, outs = rule.backward([_spec(MESH, [4, 6], [-1, -1]), _spec(MESH, [3], [-1])], [_spec(MESH, [4, 3], [0, 1])],
+                              {"dim": 1})
+    assert [_layout(a) for a in ins + outs] == [([0, -1], {}), ([1], {}), ([0, 1], {})]

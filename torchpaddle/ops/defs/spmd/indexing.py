@@ -3,7 +3,8 @@ and of ops that need one axis whole: cumsum, argmax, triu/tril, one_hot.
 
 gather: the gathered axis of X is replicated, Out takes Index's layout there (X's other dims first when they
 claim the same mesh dim; Index keeps its own layout). scatter: the scattered axis is replicated; Updates' first dim follows Index, and a
-sharded Index leaves Out partial (sum) over that mesh dim.
+sharded Index leaves Out partial (sum) over that mesh dim. Reverse inference (backward) for all but argmax and
+one_hot, which have no gradient.
 """
 from ...registry import spmd_rule
 from ._common import ALPHABET, dims_for, merge, new_attr, norm_axis, partial_dims, replicate_slots
@@ -37,8 +38,29 @@ def _index_select_forward(inputs, attrs):
     return [ins, [out]]
 
 
-spmd_rule("gather")(_gather_forward)
-spmd_rule("index_select")(_index_select_forward)
+def _gather_reverse(x, index, out, axis):
+    axis = norm_axis(axis, len(x.shape), "gather spmd rule")
+    x_axes = _ALPHABET[:len(x.shape)]
+    x_axes = x_axes[:axis] + "1" + x_axes[axis + 1:]
+    out_axes = x_axes[:axis] + "k" * len(index.shape) + x_axes[axis + 1:]
+    mapping = merge([(out_axes, out.dims_mapping)])
+    return [new_attr(x, dims_for(x_axes, mapping)), new_attr(index, dims_for("k" * len(index.shape), mapping))], \
+        new_attr(out, dims_for(out_axes, mapping))
+
+
+def _gather_backward(inputs, outputs, attrs):
+    ins, out = _gather_reverse(inputs[0], inputs[1], outputs[0], attrs.get("axis", 0))
+    return [ins + replicate_slots(inputs[2:]), [out]]
+
+
+def _index_select_backward(inputs, outputs, attrs):
+    # NOTE: Paddle registers index_select's gradient rule as its infer_backward; this is the reverse inference
+    ins, out = _gather_reverse(inputs[0], inputs[1], outputs[0], attrs.get("dim", 0))
+    return [ins, [out]]
+
+
+spmd_rule("gather", backward=_gather_backward)(_gather_forward)
+spmd_rule("index_select", backward=_index_select_backward)(_index_select_forward)
 
 
 def _scatter_forward(inputs, attrs):
@@ -54,7 +76,16 @@ def _scatter_forward(inputs, attrs):
              new_attr(updates, dims_for("k" + rest, mapping))], [out]]
 
 
-spmd_rule("scatter")(_scatter_forward)
+def _scatter_backward(inputs, outputs, attrs):
+    x, index, updates, out = inputs[0], inputs[1], inputs[2], outputs[0]
+    rest = _ALPHABET[1:len(x.shape)]
+    mapping = merge([("1" + rest, out.dims_mapping)])
+    dims = dims_for("1" + rest, mapping)
+    return [[new_attr(x, dims), new_attr(index, dims_for("k", mapping)), new_attr(updates, dims_for("k" + rest, mapping))],
+            [new_attr(out, dims)]]
+
+
+spmd_rule("scatter", backward=_scatter_backward)(_scatter_forward)
 
 
 def _whole_axes(x, axes):
@@ -103,7 +134,13 @@ def _triu_forward(inputs, attrs):
     return [[new_attr(x, dims)], [new_attr(x, dims)]]
 
 
-spmd_rule("triu")(_triu_forward)
+def _triu_backward(inputs, outputs, attrs):
+    x, out = inputs[0], outputs[0]
+    dims = _whole_axes(out, {len(out.shape) - 2, len(out.shape) - 1})
+    return [[new_attr(x, dims)], [new_attr(out, dims)]]
+
+
+spmd_rule("triu", backward=_triu_backward)(_triu_forward)
 
 
 def _one_hot_forward(inputs, attrs):

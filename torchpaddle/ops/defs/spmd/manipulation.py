@@ -1,8 +1,7 @@
 """SPMD rules of split and slice (Paddle's SplitInferSpmd, SliceInferSpmd) and tile.
 
-split and slice replicate the dims they cut; tile replicates the dims it repeats. concat and stack have no rule
-here (Paddle's AlignDimsSharding moves shardings between dims in ways not reproduced yet): they are completed by
-replicating.
+split and slice replicate the dims they cut; tile replicates the dims it repeats (repeat_times longer than X's
+rank adds replicated leading dims). concat and stack: concat.py.
 """
 from ...registry import spmd_rule
 from ._common import ALPHABET, dims_for, merge, new_attr, norm_axis, replicate_slots
@@ -55,7 +54,16 @@ def _slice_forward(inputs, attrs):
     return [[new_attr(x, dims)] + replicate_slots(inputs[1:]), [new_attr(x, _slice_out(x, attrs, dims))]]
 
 
-spmd_rule("slice")(_slice_forward)
+def _slice_backward(inputs, outputs, attrs):
+    x, out = inputs[0], outputs[0]
+    drop = {norm_axis(a, len(x.shape), "slice spmd rule") for a in attrs.get("decrease_axis") or []}
+    it = iter(out.dims_mapping)
+    dims = [-1 if i in drop else next(it) for i in range(len(x.shape))]
+    dims = _cut(new_attr(x, dims), _slice_axes(x, attrs))
+    return [[new_attr(x, dims)] + replicate_slots(inputs[1:]), [new_attr(out, _slice_out(x, attrs, dims))]]
+
+
+spmd_rule("slice", backward=_slice_backward)(_slice_forward)
 
 
 def _tile_forward(inputs, attrs):
@@ -69,4 +77,16 @@ def _tile_forward(inputs, attrs):
     return [[new_attr(x, x_dims)] + replicate_slots(inputs[1:]), [new_attr(x, dims)]]
 
 
-spmd_rule("tile")(_tile_forward)
+def _tile_backward(inputs, outputs, attrs):
+    x, out = inputs[0], outputs[0]
+    repeat = list(attrs.get("repeat_times") or [])
+    repeat = [1] * (len(x.shape) - len(repeat)) + repeat
+    if len(repeat) != len(out.shape):
+        raise ValueError(f"tile spmd rule: Out has rank {len(out.shape)}, repeat_times {attrs.get('repeat_times')}")
+    lead = len(repeat) - len(x.shape)
+    # NOTE: as Paddle, the new leading dims of Out keep their sharding; only the repeated ones are replicated
+    dims = [-1 if i >= lead and r != 1 else d for i, (r, d) in enumerate(zip(repeat, out.dims_mapping))]
+    return [[new_attr(x, dims[lead:])] + replicate_slots(inputs[1:]), [new_attr(out, dims)]]
+
+
+spmd_rule("tile", backward=_tile_backward)(_tile_forward)

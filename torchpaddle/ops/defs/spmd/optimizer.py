@@ -2,7 +2,8 @@
 
 Optimizer ops: every input shaped like Param (Grad, moments, velocity, master weight) and every parameter-shaped
 output follows Param's layout; the learning rate and the beta-power accumulators are replicated. Grad's partial
-status is dropped: the caller reduces it first (the gradient synchronization before the update).
+status is dropped: the caller reduces it first (the gradient synchronization before the update). They have no
+reverse inference: Grad is an input, and nothing downstream wants a layout of their outputs.
 Pooling: batch and channel dims keep their sharding, the pooled spatial dims are replicated.
 """
 from ...registry import spmd_rule
@@ -27,12 +28,22 @@ for _name, _pattern in _OUTPUTS.items():
     spmd_rule(_name)(_update(_pattern))
 
 
-def _pool_forward(inputs, attrs):
-    x = inputs[0]
+def _pool_dims(x, attrs):
     channel_last = attrs.get("data_format", "NCHW") in ("NHWC", "NDHWC", "NLC")
     keep = {0, len(x.shape) - 1} if channel_last else {0, 1}
-    dims = [d if i in keep else -1 for i, d in enumerate(x.dims_mapping)]
+    return [d if i in keep else -1 for i, d in enumerate(x.dims_mapping)]
+
+
+def _pool_forward(inputs, attrs):
+    x = inputs[0]
+    dims = _pool_dims(x, attrs)
     return [[new_attr(x, dims)], [new_attr(x, dims)] * 1]
 
 
-spmd_rule("pool")(_pool_forward)
+def _pool_backward(inputs, outputs, attrs):
+    x, out = inputs[0], outputs[0]
+    dims = _pool_dims(out, attrs)
+    return [[new_attr(x, dims)], [new_attr(out, dims) for _ in outputs]]
+
+
+spmd_rule("pool", backward=_pool_backward)(_pool_forward)
