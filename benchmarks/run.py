@@ -174,6 +174,36 @@ def notes(names, reports):
     return out
 
 
+PER_OP_TARGET = 1.3
+
+
+def per_op_ratios(names, reports, stat):
+    """The static per-op backward against the fused one: ``X_per_op`` / ``X`` in torchpaddle's column."""
+    out = []
+    for name in names:
+        base = name[:-len("_per_op")] if name.endswith("_per_op") else None
+        if base not in names:
+            continue
+        a, b = cell(reports.get("torchpaddle"), name, stat)[1], cell(reports.get("torchpaddle"), base, stat)[1]
+        r = ratio(a, b)
+        if r is None:
+            continue
+        if not out:
+            out.append(f"static grad ops one by one / fused backward (target <= {PER_OP_TARGET}x):")
+        out.append(f"  {name}: {r:.2f}x {'ok' if r <= PER_OP_TARGET else 'MISS'}")
+    return out
+
+
+def run_memory(timeout):
+    """benchmarks/recompute_memory.py in a fresh torchpaddle process -> its result, or lines saying why not."""
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "recompute_memory.py")], capture_output=True,
+                          text=True, timeout=timeout)
+    last = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
+    if proc.returncode != 0 or not last:
+        return [f"recompute peak memory: failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}"]
+    return json.loads(last[0])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Paddle-API workloads on torch, torchpaddle and real Paddle.")
     parser.add_argument("--only", default="", help="comma-separated workload names, groups or glob patterns")
@@ -189,9 +219,13 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=1,
                         help="run the backends round-robin this many times and keep the best (busy machines)")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per backend")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="skip the recompute peak-memory measurement (run by default with every workload, or "
+                             "when --only names 'memory')")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, HERE)
+    import recompute_memory
     import workloads
     names = [wl.name for wl in workloads.select(args.only)]
     wanted = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -227,13 +261,25 @@ def main(argv=None):
         print()
         for ln in lines:
             print(ln)
+    lines = per_op_ratios(names, reports, args.stat)
+    if lines:
+        print()
+        for ln in lines:
+            print(ln)
+    memory = None
+    if "torchpaddle" in wanted and not args.no_memory and (not args.only or "memory" in args.only):
+        memory = run_memory(args.timeout)
+        print()
+        for ln in memory if isinstance(memory, list) else recompute_memory.describe(memory):
+            print(ln)
 
     result = {"timestamp": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
               "stat": args.stat, "threads": args.threads, "rounds": args.rounds,
               "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "loadavg": os.getloadavg()},
               "targets": {"torchpaddle_over_torch_max": TARGET_VS_TORCH,
                           "torchpaddle_over_paddle_max": TARGET_VS_PADDLE},
-              "summary": summary, "backends": reports}
+              "summary": summary, "backends": reports,
+              "recompute_memory": memory if isinstance(memory, dict) else None}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)

@@ -21,7 +21,7 @@ def _plan(main):
 
 def _run_both(main, feed, fetch, startup=None):
     """``fetch`` by the fused backward, then one by one, in one scope; -> (fused values, per-op values)."""
-    exe, scope = paddle.static.Executor(paddle.CPUPlace()), paddle.static.Scope()
+    exe, scope = paddle.static.Executor(), paddle.static.Scope()   # the current place, as the eager run
     results = []
     with paddle.static.scope_guard(scope):
         if startup is not None:
@@ -51,6 +51,24 @@ def _rnn(v):
     out, (h, c) = paddle.nn.LSTM(3, 4, direction="bidirect")(v["x"])
     gru_out, _ = paddle.nn.GRU(3, 2)(v["x"])
     return [out, h, c, gru_out]
+
+
+def _indexing(v):
+    x, u = v["x"], v["u"]
+    return [paddle.gather(x, v["rows"]), paddle.gather_nd(x, v["points"]), paddle.index_select(x, v["cols"], axis=1),
+            paddle.take_along_axis(x, v["along"], 1), paddle.scatter(x, v["rows"], u),
+            paddle.scatter(x, v["rows"], u, overwrite=False), paddle.scatter_nd_add(x, v["points"], u[:, 0]),
+            paddle.put_along_axis(x, v["along"], x[:, :2] * 2.0, 1, reduce="add"),
+            paddle.index_sample(x, v["along"]), paddle.index_add(x, v["rows"], 0, u), x[v["rows"]], x[1:, ::2]]
+
+
+def _control_flow(v):
+    x, flag = v["x"], v["flag"]
+    take = paddle.static.nn.cond(flag.sum() > 0, lambda: x * x + 1.0, lambda: paddle.tanh(x))
+    skip = paddle.static.nn.cond(flag.sum() < 0, lambda: x * 3.0, lambda: paddle.exp(x) * x)
+    i = paddle.full([1], 0, "int64")
+    _, looped = paddle.static.nn.while_loop(lambda i, h: i < 3, lambda i, h: [i + 1, paddle.sin(h) * x], [i, x])
+    return [take, skip, looped]
 
 
 _LABEL = np.array([[1], [4], [0], [2]])
@@ -85,6 +103,10 @@ FAMILIES = {
     "embedding": ({"ids": _IDS, "w": (5, 4)}, lambda v: [F.embedding(v["ids"], v["w"])]),
     "dropout_fixed_mask": ({"x": (4, 5)}, lambda v: [F.dropout(v["x"], 0.4), F.dropout(v["x"], 0.5, mode="downscale_in_infer")]),
     "rnn": ({"x": (2, 5, 3)}, _rnn),
+    "indexing_gather_scatter": ({"x": (4, 3), "u": (2, 3), "rows": np.array([2, 0]), "cols": np.array([2, 2, 0]),
+                                 "points": np.array([[1, 2], [3, 0]]), "along": np.array([[0, 2], [1, 1], [2, 0],
+                                                                                          [0, 0]])}, _indexing),
+    "control_flow": ({"x": (2, 3), "flag": np.array([1.0])}, _control_flow),
 }
 
 

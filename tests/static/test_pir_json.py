@@ -12,6 +12,7 @@ import pytest
 
 import paddle_ref
 import torchpaddle as paddle
+from tests.device_numerics import float32_tolerance
 from torchpaddle.ops.registry import REGISTRY
 from torchpaddle.static import pir_op_map, pir_program_io
 from torchpaddle.static.serialization import pir_json, read_records, write_tensors
@@ -22,7 +23,9 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "pir")
 sys.path.insert(0, FIXTURES)
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "static_models"))
 import nets  # noqa: E402
+import op_zoo  # noqa: E402
 import pir_nets  # noqa: E402
+from torchpaddle.static.serialization.pir_compat import COMPAT  # noqa: E402
 
 EXPECTED = dict(np.load(os.path.join(FIXTURES, "expected.npz")))
 PROGRAMS = list(pir_nets.MODELS) + ["static_mlp", "zoo", "zoo2"]
@@ -34,7 +37,11 @@ def _read(name):
 
 
 def _close(got, want, key=""):
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6, err_msg=key)
+    got, want = np.asarray(got), np.asarray(want)
+    rtol, atol = 1e-5, 1e-6
+    if want.dtype == np.float32:   # Paddle's values come from its CPU kernels, ours maybe from a GPU's
+        rtol, atol = float32_tolerance(rtol, atol, cudnn=True)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=key)
 
 
 def _feeds(name):
@@ -282,7 +289,9 @@ def test_op_table_agrees_with_paddles_signatures_and_the_registry():
         opdef = REGISTRY[row.legacy]
         slots, outs = {s.name: s for s in opdef.inputs}, {s.name: s for s in opdef.outputs}
         for spec, pir_name in zip(row.operands, operands):
-            if isinstance(spec, pir_op_map.Folded):
+            if isinstance(spec, pir_op_map.Const):
+                assert spec.kind in ("ints", "int32", "int64", "float32", "float64"), (row, spec)
+            elif isinstance(spec, pir_op_map.Folded):
                 assert spec.attr in opdef.attrs, (row, spec)
                 assert all(s in slots for s in (spec.tensor, spec.tensors) if s), (row, spec)
             elif spec not in (pir_op_map.IGNORED, pir_op_map.STATE):
@@ -296,6 +305,80 @@ def test_op_table_agrees_with_paddles_signatures_and_the_registry():
         assert set(row.requires) <= set(opdef.attrs), row
     # every legacy op the table writes has a row Paddle's writer would pick first
     assert REGISTRY["batch_norm"].pir[0].pir == "pd_op.batch_norm_"
+
+
+def test_every_op_paddle_writes_as_one_pir_op_has_a_row():
+    # the generated op_compat table names a PIR op for it: the writer has a row (hand-written or generated)
+    missing = sorted(n for n, d in REGISTRY.items() if not d.own and d.pir_name is None and n in COMPAT)
+    assert not missing
+    written = [n for n, d in REGISTRY.items() if not d.own and d.pir_name is not None]
+    assert len(written) >= 330
+    for legacy, pir in [("adam", "pd_op.adam_"), ("sgd", "pd_op.sgd_"), ("fft_r2c", "pd_op.fft_r2c"),
+                        ("cholesky_solve", "pd_op.cholesky_solve"), ("roi_pool", "pd_op.roi_pool"),
+                        ("softmax_with_cross_entropy", "pd_op.cross_entropy_with_softmax"),
+                        ("deformable_conv_v1", "pd_op.deformable_conv"), ("nadam", "pd_op.nadam_")]:
+        assert REGISTRY[legacy].pir_name == pir, legacy
+
+
+def test_a_generated_row_refuses_an_attribute_it_cannot_carry(static_mode):
+    # PIR's randint has no seed: a legacy randint with a fixed seed has no PIR form, and the save says why
+    main, _ = static_mode
+    x = paddle.static.data("x", [4], "int64")
+    out = main.global_block().create_var(name="r", shape=[2], dtype="int64")
+    main.global_block().append_op("randint", {}, {"Out": [out]},
+                                  {"shape": [2], "low": 0, "high": 5, "seed": 7, "dtype": 3})
+    total = paddle.add(out.sum(), x.sum())
+    from torchpaddle.static.prune import normalize_program
+    with pytest.raises(pir_program_io.NoPirForm, match="needs seed=0, the op has 7"):
+        pir_program_io.program_to_pir(normalize_program(main, [x], [total]))
+
+
+_ZOOS = {**op_zoo.BUILDS, **op_zoo.RANDOM_BUILDS}
+
+
+def _save_zoo(name, folder):
+    """Build op_zoo's program ``name``, run it here, save it as an inference model -> (feeds, outputs, names)."""
+    build, inputs = _ZOOS[name]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    main, startup, feeds, fetches = build(paddle)
+    exe.run(startup)
+    nets.set_values(paddle, main, 43)
+    data = inputs()
+    ours = exe.run(main.clone(for_test=True), feed=data, fetch_list=fetches)
+    paddle.static.save_inference_model(str(folder / "zoo"), feeds, fetches, exe, program=main)
+    assert (folder / "zoo.json").exists() and not (folder / "zoo.pdmodel").exists()
+    return data, ours, [f.name for f in fetches]
+
+
+def _same(got, want, what, values=True):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (what, got.shape, want.shape, got.dtype, want.dtype)
+    if values:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=what)
+
+
+@pytest.mark.parametrize("name", sorted(_ZOOS))
+def test_programs_of_generated_rows_write_as_pir_and_read_back(static_mode, tmp_path, name):
+    data, ours, names = _save_zoo(name, tmp_path)
+    back = _run_inference(str(tmp_path / "zoo"), data)
+    assert len(back) == len(ours)
+    for got, want, what in zip(back, ours, names):
+        _same(got, want, what, values=name not in op_zoo.RANDOM_BUILDS)
+
+
+def test_an_update_op_on_a_fed_parameter_leaves_the_callers_array(static_mode):
+    # the optimizer ops update Param in place; what is fed is a copy, as Paddle's feed
+    main, _ = static_mode
+    param, grad = paddle.static.data("p", [3], "float32"), paddle.static.data("g", [3], "float32")
+    lr = paddle.static.data("lr", [1], "float32")
+    out = main.global_block().create_var(name="p_out", shape=[3], dtype="float32")
+    main.global_block().append_op("sgd", {"Param": [param], "Grad": [grad], "LearningRate": [lr]},
+                                  {"ParamOut": [out]})
+    feed = {"p": np.ones(3, "float32"), "g": np.full(3, 2.0, "float32"), "lr": np.array([0.5], "float32")}
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    for _ in range(2):
+        np.testing.assert_array_equal(exe.run(main, feed=feed, fetch_list=[out])[0], np.zeros(3, "float32"))
+    np.testing.assert_array_equal(feed["p"], np.ones(3, "float32"))
 
 
 # -- damaged and lying files ---------------------------------------------------------------------------------------
@@ -507,6 +590,36 @@ def test_paddle_runs_the_many_op_programs_we_save(static_mode, tmp_path, build, 
 @pytest.mark.multiprocess
 @pytest.mark.conformance
 @pytest.mark.skipif(not paddle_ref.available(), reason="reference PaddlePaddle venv not found")
+def test_paddle_runs_the_programs_of_generated_rows(static_mode, tmp_path):
+    # math, linalg, fft, signal, losses, vision and detection ops, the optimizers' update ops, random ops: each
+    # program saved here, all run by one Paddle process
+    saved = {}
+    for name in sorted(_ZOOS):
+        (tmp_path / name).mkdir()
+        saved[name] = _save_zoo(name, tmp_path / name)
+        np.savez(tmp_path / name / "in.npz", **saved[name][0])
+    paddle_ref.run_module("tests.fixtures.pir.make_fixtures", "--run-each", str(tmp_path), timeout=300)
+    for name, (_, ours, names) in saved.items():
+        theirs = np.load(tmp_path / name / "out.npz")
+        assert len(theirs.files) == len(ours), name
+        for i, (value, what) in enumerate(zip(ours, names)):
+            _same(theirs[f"arr_{i}"], value, f"{name}: {what}",
+                  values=name not in op_zoo.RANDOM_BUILDS and what not in op_zoo.PADDLE_DIFFERS)
+
+
+@pytest.mark.multiprocess
+@pytest.mark.conformance
+@pytest.mark.skipif(not paddle_ref.available(), reason="reference PaddlePaddle venv not found")
+def test_compat_table_is_what_paddle_declares_today(tmp_path):
+    table = os.path.join(os.path.dirname(pir_json.__file__), "pir_compat.py")
+    paddle_ref.run_module("tests.fixtures.pir.make_pir_compat", str(tmp_path / "compat.py"), timeout=300)
+    with open(table) as f:
+        assert (tmp_path / "compat.py").read_text() == f.read()
+
+
+@pytest.mark.multiprocess
+@pytest.mark.conformance
+@pytest.mark.skipif(not paddle_ref.available(), reason="reference PaddlePaddle venv not found")
 def test_committed_fixtures_are_what_paddle_writes_today(tmp_path):
     paddle_ref.run_module("tests.fixtures.pir.make_fixtures", str(tmp_path), timeout=300)
     fresh = np.load(tmp_path / "expected.npz")
@@ -529,4 +642,4 @@ def test_signature_table_is_what_paddle_declares_today(tmp_path):
     assert (tmp_path / "table.py").read_text() == committed
     # every op the table maps has Paddle's signature
     signatures = ast.literal_eval(committed.split("OPS = ", 1)[1])
-    assert {row.pir for row in pir_op_map.ROWS} <= set(signatures)
+    assert {row.pir for row in pir_op_map.ROWS if not row.generated} <= set(signatures)

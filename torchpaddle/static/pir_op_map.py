@@ -16,6 +16,12 @@ attribute (a name, or ``(name, Convert)``), or a fixed value the legacy op has n
 names legacy attribute values a row stands for (set when reading; a writer picks the first row they fit).
 PIR ops with no single legacy op (pd_op.pow) are expanded by pir_program_io; ops missing here make a load
 fail naming them, and a save fall back to the legacy `.pdmodel`.
+
+Every other op Paddle 3.3.1 writes as one PIR op gets a generated row (``GENERATED``) from
+``serialization.pir_compat``: op_compat's mapping as the wheel ships it, checked op by op against Paddle's own
+legacy -> PIR translator (tests/fixtures/pir/make_pir_compat.py). A PIR operand with no legacy attribute is a
+``Const`` holding ops.yaml's default; a legacy attribute PIR cannot carry is ``required`` at its default, so a
+program using another value is refused (NoPirForm), never written wrong.
 """
 import collections
 
@@ -23,10 +29,12 @@ import numpy as np
 
 from ..ops.registry import REGISTRY
 from .serialization import dtype_code, dtype_name
-from .serialization.pir_signatures import OPS as SIGNATURES
+from .serialization.pir_compat import COMPAT as _COMPAT, REQUIRED as _COMPAT_REQUIRED
+from .serialization.pir_signatures import OPS as _PADDLE_SIGNATURES
 
-__all__ = ["Folded", "IGNORED", "STATE", "Row", "ROWS", "BY_PIR", "Convert", "DTYPE", "SIGNATURES",
-           "signature"]
+__all__ = ["Folded", "Const", "IGNORED", "STATE", "Row", "ROWS", "GENERATED", "BY_PIR", "ALL_BY_PIR",
+           "row_to_read", "Convert", "DTYPE",
+           "SIGNATURES", "signature"]
 
 
 class Folded(collections.namedtuple("Folded", ["attr", "kind", "tensor", "tensors", "count"])):
@@ -76,8 +84,9 @@ class Row:
     """One PIR op <-> one legacy op."""
 
     def __init__(self, pir, legacy, operands, results=("Out",), attrs=None, fixed=None, requires=None,
-                 inplace=None, write=True, derive=None, reduce=False, fill=None):
+                 inplace=None, write=True, derive=None, reduce=False, fill=None, generated=False):
         self.pir, self.legacy = pir, legacy
+        self.generated = generated                # from the op_compat table, not written here by hand
         self.fill = fill                          # (legacy attrs, slot -> input var) -> attrs to write, when writing
         self.write = write                        # False: a PIR op read as ``legacy``, never written for it
         self.derive = derive                      # (legacy attrs, slot -> input var) -> more attrs, when reading
@@ -98,6 +107,10 @@ class Row:
         if spec is None:
             return None
         return (spec, None) if isinstance(spec, str) else spec
+
+
+# what Paddle's own writer wrote (pir_signatures), then what op_compat derives for the generated rows
+SIGNATURES = dict(_PADDLE_SIGNATURES)
 
 
 def signature(name):
@@ -337,7 +350,115 @@ for _method in ("bilinear", "nearest", "bicubic", "linear", "trilinear"):
                                      "out_w": "out_w", "scale": ("scale", _FLOATS), "interp_method": "interp_method",
                                      "align_corners": "align_corners", "align_mode": "align_mode"}))
 
-BY_PIR = {row.pir: row for row in ROWS}
+
+
+class Const(collections.namedtuple("Const", ["kind", "value"])):
+    """A PIR operand the legacy op has no attribute for: written as a ``full`` / ``full_int_array`` holding
+    ``value`` (ops.yaml's default), dropped when read."""
+
+
+# legacy attributes with no default and no PIR counterpart, whose one value the PIR op stands for
+_ONLY_VALUE = {("unpool", "unpooling_type"): "max"}
+
+
+def _generated_row(legacy, entry):
+    """A Row from the generated op_compat table (serialization.pir_compat), or None when it cannot write the
+    op faithfully: an argument with no legacy attribute and no default, a legacy attribute it cannot carry
+    (then the row requires that attribute's default, so a program using another value is not written wrong)."""
+    from ..ops.registry import REQUIRED as _REQ
+    opdef = REGISTRY[legacy]
+    pir, operands, attrs, results = entry
+    covered, specs, row_attrs, fixed = set(), [], {}, {}
+    slots = {s.name: s for s in opdef.inputs}
+    for name, slot, folded in operands:
+        if folded is None:
+            if slot is None or slot not in slots:
+                specs.append(IGNORED)
+                continue
+            if slots[slot].is_list != name.endswith("[]"):
+                return None
+            specs.append(slot + ("[]" if name.endswith("[]") else ""))
+            continue
+        attr, kind, tensor, tensors, default = folded
+        if attr in opdef.attrs:
+            covered.add(attr)
+            specs.append(Folded(attr, kind, tensor if tensor in slots else None,
+                                tensors if tensors in slots else None))
+        elif default == _COMPAT_REQUIRED:
+            return None
+        else:
+            specs.append(Const(kind, default))
+    for name, tag, attr, default in attrs:
+        if attr in opdef.attrs:
+            covered.add(attr)
+            legacy_is_int = opdef.attr_types.get(attr) in (0, 9)
+            row_attrs[name] = (attr, DTYPE) if tag == "a_dtype" and legacy_is_int else attr
+        elif default == _COMPAT_REQUIRED:
+            return None
+        else:
+            fixed[name] = default
+    reduce_axis = next((n for n, _, a, _ in attrs if a in ("dim", "axis") and "reduce_all" in opdef.attrs
+                        and "reduce_all" not in covered), None)
+    requires = {}
+    for attr, default in opdef.attrs.items():
+        if attr in covered or attr == "reduce_all" and reduce_axis:
+            continue
+        if default is _REQ and (legacy, attr) not in _ONLY_VALUE:
+            return None
+        requires[attr] = _ONLY_VALUE.get((legacy, attr), default)
+    outs = {s.name: s for s in opdef.outputs}
+    row_results = []
+    for name, slot in results:
+        if slot is not None and slot in outs and outs[slot].is_list == name.endswith("[]"):
+            row_results.append(slot + ("[]" if name.endswith("[]") else ""))
+        elif slot is not None and slot in outs:
+            return None
+        else:
+            row_results.append(None)
+    fill = None
+    if reduce_axis:
+        legacy_axis = row_attrs[reduce_axis]
+        fill = lambda a, var, _axis=legacy_axis: {_axis: []} if a.get("reduce_all") else {}   # noqa: E731
+    return Row(pir, legacy, specs, row_results, attrs=row_attrs, fixed=fixed, requires=requires, fill=fill,
+               generated=True)
+
+
+def _signature_of(entry):
+    pir, operands, attrs, results = entry
+    return (tuple(n for n, _, _ in operands), tuple((n, t) for n, t, _, _ in attrs), tuple(n for n, _ in results),
+            ("=",) * len(results))
+
+
+# every other op Paddle 3.3.1 has a PIR form for: rows from the generated op_compat table; a legacy op that is
+# another one less an optional input is written as that one's PIR op
+_ALIASES = {"deformable_conv_v1": "deformable_conv"}
+_hand = {r.legacy for r in ROWS}
+GENERATED = []
+for _legacy, _entry in sorted(list(_COMPAT.items()) + [(a, _COMPAT[b]) for a, b in _ALIASES.items()]):
+    if _legacy in _hand or _legacy not in REGISTRY or REGISTRY[_legacy].own:
+        continue
+    SIGNATURES.setdefault(_entry[0], _signature_of(_entry))
+    _r = _generated_row(_legacy, _entry)
+    if _r is not None:
+        GENERATED.append(_r)
+ROWS += GENERATED
+
+BY_PIR, ALL_BY_PIR = {}, collections.defaultdict(list)
+for _r in ROWS:
+    BY_PIR.setdefault(_r.pir, _r)
+    ALL_BY_PIR[_r.pir].append(_r)
+
+
+def row_to_read(op):
+    """The row a PIR op is read by: the first of its PIR name whose legacy op gets every input it needs (an
+    absent optional operand may make it another legacy op: deformable_conv without a mask is the v1 op)."""
+    rows = ALL_BY_PIR[op.name]
+    for row in rows:
+        given = {spec.rstrip("[]") for spec, vid in zip(row.operands, op.operands)
+                 if isinstance(spec, str) and spec not in (IGNORED, STATE) and vid}
+        if all(s.optional or s.name in given for s in REGISTRY[row.legacy].inputs):
+            return row
+    return rows[0]
 # each op's rows go to its OpDef (``OpDef.pir``), the one Paddle writes first
 _by_legacy = collections.defaultdict(list)
 for _r in ROWS:

@@ -203,7 +203,7 @@ class _Reader:
         elif name in ("builtin.split", "builtin.slice"):
             self.unpack(index, op)
         else:
-            self.translate(index, op, _map.BY_PIR[name])
+            self.translate(index, op, _map.row_to_read(op))
 
     def unpack(self, index, op):
         """builtin.split (every item of a vector) or builtin.slice (the item at ``index``)."""
@@ -265,7 +265,7 @@ class _Reader:
                                  f"op has {len(operands)} ({', '.join(operands)}) and {len(results)}")
         inputs, attrs = {}, dict(row.requires)
         for spec, pir_name, vid in zip(row.operands, operands, op.operands):
-            if spec in (_map.IGNORED, _map.STATE) or vid == 0:
+            if isinstance(spec, _map.Const) or spec in (_map.IGNORED, _map.STATE) or vid == 0:
                 continue
             if isinstance(spec, _map.Folded):
                 self.folded(index, op, row, spec, pir_name, vid, inputs, attrs)
@@ -344,7 +344,7 @@ class _Reader:
         outputs = {}
         _, _, result_names, _ = _map.signature(row.pir)
         for k, (spec, pir_name, (vid, t)) in enumerate(zip(row.results, result_names, op.results)):
-            if spec is None:
+            if spec is None or t.kind == "null":    # null: an in-place result of an absent optional operand
                 continue
             slot = spec.rstrip("[]")
             if spec.endswith("[]"):

@@ -172,6 +172,8 @@ class _Writer:
                 return f"needs {name}={wanted!r}, the op has {value!r}"
         covered = set()
         for spec in row.operands:
+            if isinstance(spec, _map.Const):
+                continue
             if isinstance(spec, _map.Folded):
                 covered.update(s for s in (spec.tensor, spec.tensors) if s)
             elif spec != _map.IGNORED:
@@ -210,7 +212,9 @@ class _Writer:
             op = _Shim(op, op.type, dict(op.attrs, **filled))
         operands = []
         for spec, pir_name in zip(row.operands, operand_names):
-            if spec == _map.IGNORED:
+            if isinstance(spec, _map.Const):
+                operands.append(self.constant(spec.kind, spec.value, f"{where} operand {pir_name!r}"))
+            elif spec == _map.IGNORED:
                 operands.append(0)
             elif spec == _map.STATE:
                 operands.append(self.state(op))
@@ -255,6 +259,7 @@ class _Writer:
                     raise ValueError(f"program_to_pir: {where} has no value for attribute {legacy!r}")
             attrs[pir_attr] = _attr(tag, value, f"{where} attribute {pir_attr!r}")
         first = self.types.get(operands[0]) if operands and operands[0] else None
+        operand_ids = {n.rstrip("[]"): vid for n, vid in zip(operand_names, operands)} if row.pir.endswith("_") else {}
         types, stops, outs = [], [], []
         for spec, pir_name, dtag in zip(row.results, result_names, result_dtypes):
             names = op.output(spec.rstrip("[]")) if spec else []
@@ -265,6 +270,10 @@ class _Writer:
             elif names:
                 types.append(self.var_type(names[0]))
                 stops.append(self.block._find_var_recursive(names[0]).stop_gradient)
+            elif operand_ids.get(pir_name.rsplit("_out", 1)[0]) == 0:
+                # an in-place op's result for an absent optional operand (master_param_out...): no value, as Paddle
+                types.append(_pj.PirType("null"))
+                stops.append(True)
             else:
                 dtype = first.dtype if dtag == "=" and first is not None and first.kind == "dense" else \
                     _pj.DTYPES.get(dtag, "float32")

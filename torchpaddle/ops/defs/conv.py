@@ -207,7 +207,24 @@ def _register_conv(op_type, nd):
                              data_format)
     kernel.__doc__ = (f"{op_type}: {nd}-D convolution; the bias is a separate elementwise_add, as in Paddle "
                       "(dygraph too).")
-    return op(op_type, inputs=["Input", "Filter"], outputs=["Output"], attrs=attrs)(kernel)
+    registered = op(op_type, inputs=["Input", "Filter"], outputs=["Output"], attrs=attrs)(kernel)
+
+    @registered.grad(uses=["Input", "Filter"], autograd=False)
+    def grad(Input, Filter, Output_grad, *, strides, paddings, padding_algorithm, groups, dilations, data_format,
+             needs):
+        # The grad op's kernel when it runs on its own: torch's convolution backward from Input, Filter and
+        # Output@GRAD, without recomputing Output; channel-last inputs and uneven paddings take the vjp instead.
+        if Output_grad is None or data_format in _CHANNEL_LAST or Input.dim() != nd + 2:
+            return None
+        pairs, dilations = padding_pairs(op_type, list(Input.shape[2:]), list(Filter.shape[2:]), strides,
+                                         dilations, paddings, padding_algorithm)
+        if any(lo != hi for lo, hi in pairs):
+            return None
+        dx, dw, _ = torch.ops.aten.convolution_backward(
+            Output_grad, Input, Filter, None, list(strides), [lo for lo, _ in pairs], list(dilations), False,
+            [0] * nd, groups, ["Input" in needs, "Filter" in needs, False])
+        return {k: v for k, v in (("Input", dx), ("Filter", dw)) if v is not None}
+    return registered
 
 
 def _register_conv_transpose(op_type, nd):

@@ -335,6 +335,8 @@ class _Reader:
         return Attr(tag, data, dialect)
 
     def type(self, obj, where):
+        if obj.get("#") == "NULL" if isinstance(obj, dict) else False:
+            return PirType("null")     # the result of an in-place op whose optional operand is absent
         tag = self.get(obj, "#", str, where).partition(".")[2]
         if tag == "t_dtensor":
             data = self.get(obj, "D", list, where)
@@ -443,6 +445,8 @@ def _type_json(t):
                                            list(t.lod), t.offset]}
     if t.kind == "vector":
         return {"#": "0.t_vec", "D": [_type_json(i) for i in t.items]}
+    if t.kind == "null":
+        return {"#": "NULL"}
     out = {"#": "0." + t.kind}
     if t.raw is not None:
         out["D"] = t.raw
