@@ -24,3 +24,14 @@ from . import auto_parallel  # noqa: F401
 from .auto_parallel.static import to_static, DistModel, Strategy  # noqa: F401  (static auto-parallel)
 from .auto_parallel.checkpoint import (save_state_dict, load_state_dict, load_merged_state_dict,  # noqa: F401
                                        ShardedWeight, ShardedStateDict, shard_weight, build_sharded_state_dict)
+from .auto_parallel.shard_layer import shard_layer  # noqa: F401
+from .auto_parallel.sharding import (ShardingStage1, ShardingStage2, ShardingStage3, shard_optimizer,  # noqa: F401
+                                     shard_scaler)
+from .auto_parallel.shard_dataloader import ShardDataloader, shard_dataloader  # noqa: F401
+from .auto_parallel.intermediate import (parallelize, ColWiseParallel, RowWiseParallel,  # noqa: F401
+                                         SequenceParallelBegin, SequenceParallelEnd, SequenceParallelEnable,
+                                         SequenceParallelDisable, PrepareLayerInput, PrepareLayerOutput,
+                                         ConvParallel, ContextParallel, PrepareContextParallel, SplitPoint,
+                                         LocalLayer, local_map, to_distributed)
+from .parameter_server import (InMemoryDataset, QueueDataset, CountFilterEntry, ProbabilityEntry,  # noqa: F401
+                               ShowClickEntry)

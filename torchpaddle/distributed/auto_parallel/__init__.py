@@ -14,3 +14,8 @@ from .api import (shard_tensor, dtensor_from_fn, dtensor_from_local, dtensor_to_
 __all__ = ["ProcessMesh", "ReduceType", "Placement", "Shard", "Replicate", "Partial", "DistAttr", "get_mesh",
            "set_mesh", "shard_tensor", "dtensor_from_fn", "dtensor_from_local", "dtensor_to_local",
            "unshard_dtensor", "reshard"]
+from .shard_layer import shard_layer  # noqa: F401,E402
+from .sharding import ShardingStage1, ShardingStage2, ShardingStage3, shard_optimizer, shard_scaler  # noqa: F401,E402
+from .shard_dataloader import ShardDataloader, shard_dataloader  # noqa: F401,E402
+from . import intermediate  # noqa: F401,E402
+from .intermediate import parallelize, local_map, LocalLayer  # noqa: F401,E402

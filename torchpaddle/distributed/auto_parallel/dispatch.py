@@ -61,7 +61,15 @@ def _default(op_call, args, kwargs, fallback=False):
     if sharding.needs_redistribute:
         dispatcher.redistribute_local_args(op_info, sharding.redistribute_schema,
                                            sharding.use_val_from_redistribute_schema)
-    local = op_call(*op_info.local_args, **op_info.local_kwargs)
+    try:
+        local = op_call(*op_info.local_args, **op_info.local_kwargs)
+    except RuntimeError:
+        if op_call not in (aten.view.default, aten._unsafe_view.default):
+            raise
+        # a DTensor's global strides can allow a view that its non-contiguous local part does not (a
+        # transposed activation resharded, then matmul'd): view a contiguous copy instead
+        local_args = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in op_info.local_args]
+        local = op_call(*local_args, **op_info.local_kwargs)
     return dispatcher.wrap(local, sharding.output_spec)
 
 
