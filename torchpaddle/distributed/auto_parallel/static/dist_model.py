@@ -15,7 +15,12 @@ AMP O2 keeps the half-precision parameters and float32 master weights in the sco
 weights back to the Layer (AMP rewrites the train program only).
 Partition (partitioner.py): each rank's program with local shapes and reshard ops (data and tensor parallel:
 feeds and parameters sharded on any mesh dim); what it cannot partition raises. Not done yet: Partial
-parameters or feeds, parameters on several meshes, the sharding and pipeline strategies.
+parameters or feeds, parameters on several meshes (but pipeline stages).
+Strategy.sharding (stages 1-3, on the data-parallel mesh dim) rewrites the partitioned train program
+(sharding_pass.py); its optimizer state is gathered whole by ``state_dict`` and sliced by ``set_state_dict``.
+Strategy.pipeline (FThenB; stages = the parameters' meshes, one process each) replaces the partition by this
+rank's stage program over ``accumulate_steps`` micro-batches (pipeline_pass.py); each rank updates its stage's
+parameters only, and every rank returns the loss (Paddle: the last stage only). Train mode only.
 """
 import collections
 import copy
@@ -38,7 +43,9 @@ from ... import env as _env
 from ..api import dtensor_from_local, is_dist_tensor
 from ..placement import Replicate, placements_to_dims_mapping
 from .completion import annotate, complete
-from .partitioner import localize_startup, partition
+from .partitioner import _coord, data_parallel_dims, localize_startup, partition
+from .pipeline_pass import apply_pipeline
+from .sharding_pass import apply_sharding
 from .strategy import Strategy
 
 __all__ = ["DistModel", "to_static"]
@@ -94,6 +101,16 @@ def _flat_tensors(values, where):
     return out
 
 
+def _check_pipeline(config):
+    if config.schedule_mode != "FThenB":
+        raise NotImplementedError(f"DistModel: strategy.pipeline.schedule_mode {config.schedule_mode!r} is not "
+                                  "supported yet; only 'FThenB'")
+    for key in ("accumulate_steps", "micro_batch_size"):
+        value = getattr(config, key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"DistModel: strategy.pipeline.{key} must be an int >= 1, got {value!r}")
+
+
 class _ModeProgram:
     """The programs of one mode and how to run them."""
 
@@ -104,6 +121,9 @@ class _ModeProgram:
         self.feed_names, self.fetch_names, self.loss_name = feed_names, fetch_names, loss_name
         self.bindings = concrete.bindings
         self.masters = {}   # parameter -> its float32 master weight (AMP O2)
+        self.sharded = {}   # parameter -> (start, stop, whole-value variable): its rows this rank holds (sharding 3)
+        self.sharded_states = {}   # optimizer state -> (start, stop): its rows this rank holds (sharding)
+        self.shard_group = None
         self.started = False
 
 
@@ -136,11 +156,9 @@ class DistModel:
                 raise ValueError(f"DistModel: strategy.gradient_merge.k_steps must be an int >= 1, got "
                                  f"{gm.k_steps!r}")
             self._k_steps = gm.k_steps
-        for name in ("sharding", "pipeline"):
-            if getattr(strategy, name).enable:
-                # NOTE: both change where memory and time go, not the values trained; not applied yet
-                warnings.warn(f"DistModel: strategy.{name} is not applied yet; the model trains without it",
-                              UserWarning, stacklevel=3)
+        self._pipeline = strategy.pipeline.enable
+        if self._pipeline:
+            _check_pipeline(strategy.pipeline)
         self._mesh = self._find_mesh()
         self._check_layouts()
         self._mode = "train" if loss is not None and optimizer is not None else \
@@ -192,7 +210,7 @@ class DistModel:
         for p in self._layer.parameters():
             if not is_dist_tensor(p):
                 continue
-            if p.process_mesh != self._mesh:
+            if p.process_mesh != self._mesh and not self._pipeline:
                 raise NotImplementedError(f"DistModel: parameter {p.name} is on mesh {p.process_mesh}, another "
                                           f"than {self._mesh}; parameters on several meshes (pipeline) are not "
                                           "supported yet")
@@ -200,7 +218,7 @@ class DistModel:
                 raise NotImplementedError(f"DistModel: parameter {p.name} is Partial ({p.placements}); Partial "
                                           "parameters are not supported, only sharded or replicated ones")
         for f in self._inputs + self._labels:
-            if f.mesh is not None and f.mesh != self._mesh:
+            if f.mesh is not None and f.mesh != self._mesh and not self._pipeline:
                 raise NotImplementedError(f"DistModel: input {f.spec.name} is on mesh {f.mesh}, another than "
                                           f"{self._mesh}; inputs on several meshes are not supported yet")
             if f.mesh is not None and partial(f.mesh, f.placements):
@@ -282,6 +300,8 @@ class DistModel:
         fetch = [loss.name] if loss is not None else [v.name for v in concrete.fetch_vars]
         program = _ModeProgram(concrete, main, [f.spec.name for f in feeds], fetch,
                                loss.name if loss is not None else None)
+        if self._pipeline:
+            return self._pipelined(program, mode, startup)
         program.dist_main, renames = self._annotated(main, feeds, concrete.bindings, fetch, program.loss_name)
         if mode == "train" and strategy.recompute.enable and any(
                 "@RESHARD_" in n for op in program.dist_main.global_block().ops for n in op.output_arg_names):
@@ -296,9 +316,76 @@ class DistModel:
             master = op.inputs.get("MasterParam") or op.inputs.get("master_param")
             if master and op.inputs.get("Param"):
                 program.masters[op.inputs["Param"][0]] = master[0]
+        if mode == "train" and strategy.sharding.enable:
+            program.sharded, program.sharded_states, program.shard_group = self._shard(program.dist_main,
+                                                                                       program.feed_names)
         program.dist_startup = startup.clone()
         localize_startup(program.dist_startup, program.dist_main)
         return program
+
+    def _pipelined(self, program, mode, startup):
+        """This rank's stage program (pipeline_pass.py); the stages are the parameters' meshes, in order."""
+        if mode != "train":
+            raise NotImplementedError(f"DistModel: {mode!r} mode with strategy.pipeline is not supported yet; "
+                                      "only 'train'")
+        strategy = self._strategy
+        if strategy.amp.enable or strategy.recompute.enable or self._k_steps > 1 or strategy.sharding.enable:
+            raise NotImplementedError("DistModel: strategy.pipeline with amp, recompute, gradient_merge or "
+                                      "sharding is not supported yet")
+        meshes, param_stage = [], {}
+        for name, tensor in program.bindings:
+            if not is_dist_tensor(tensor):
+                raise ValueError(f"DistModel: with strategy.pipeline every parameter must be a dist tensor on its "
+                                 f"stage's mesh; {tensor.name} is not")
+            mesh = tensor.process_mesh
+            if mesh not in meshes:
+                meshes.append(mesh)
+            param_stage[name] = meshes.index(mesh)
+        ranks = [list(m.process_ids) for m in meshes]
+        if any(len(r) != 1 for r in ranks):
+            raise NotImplementedError(f"DistModel: pipeline stages on meshes of several processes ({ranks}) are "
+                                      "not supported yet; give each stage a mesh of one process")
+        k = self._strategy.pipeline.accumulate_steps
+        main = program.serial_main.clone()
+        program.micro_feeds, program.fetch_names = apply_pipeline(
+            main, param_stage, ranks, _env.get_rank(), k, program.feed_names, program.loss_name)
+        program.dist_main, program.dist_startup = main, startup.clone()
+        program.pipeline_src = ranks[-1][0]
+        return program
+
+    def _run_pipeline(self, program, locals_):
+        """One step over the micro-batches; the mean of their losses, on every rank (the last stage's)."""
+        k = len(program.micro_feeds)
+        mbs = self._strategy.pipeline.micro_batch_size
+        for t in locals_:
+            if t.dim() == 0 or t.shape[0] % k or (mbs != 1 and t.shape[0] != k * mbs):
+                raise ValueError(f"DistModel: with strategy.pipeline accumulate_steps={k} (micro_batch_size={mbs}) "
+                                 f"the batch dim of each input must split into {k} equal micro-batches, got shape "
+                                 f"{list(t.shape)}")
+        chunks = dict(zip(program.feed_names, (torch.chunk(t, k, dim=0) for t in locals_)))
+        feed = {mine: chunks[name][i] for i, names in enumerate(program.micro_feeds) for name, mine in names.items()}
+        values = self._run(program, feed)
+        loss = torch.tensor(float(np.mean(values)) if values else 0.0, dtype=torch.float32)
+        # NOTE: Paddle gives the loss on the last stage only; here every rank gets it
+        torch.distributed.broadcast(loss, program.pipeline_src)
+        return loss.numpy()
+
+    def _shard(self, main, feed_names):
+        """Strategy.sharding on the data-parallel mesh dim (sharding_pass.py)."""
+        stage = self._strategy.sharding.stage
+        if stage not in (1, 2, 3) or isinstance(stage, bool):
+            raise ValueError(f"DistModel: strategy.sharding.stage must be 1, 2 or 3, got {stage!r}")
+        dims = data_parallel_dims(main, feed_names)
+        if not dims:
+            warnings.warn("DistModel: strategy.sharding has no data-parallel mesh dim to shard over (inputs Shard(0) "
+                          "on a mesh dim of size > 1); the model trains without it", UserWarning, stacklevel=4)
+            return {}, {}, None
+        degree, size = self._strategy.sharding.degree, self._mesh.shape[dims[0]]
+        # NOTE: 8 is the section's default, taken as "not set": the degree is the data-parallel dim's size
+        if degree not in (size, 8):
+            raise ValueError(f"DistModel: strategy.sharding.degree is {degree!r}, but the data-parallel mesh dim "
+                             f"has {size} ranks; the sharding degree must equal it")
+        return apply_sharding(main, self._mesh, _coord(self._mesh), dims[0], self._strategy.sharding.stage)
 
     def _annotated(self, serial, feeds, bindings, fetch_names=(), loss_name=None):
         """The dist program: ``serial`` with feeds and parameters annotated, completed by the SPMD rules."""
@@ -372,6 +459,11 @@ class DistModel:
         bound = []
         for name, tensor in program.bindings:
             local = _local(tensor)
+            if name in program.sharded:   # sharding stage 3: this rank's rows; the whole value comes back
+                start, stop, full = program.sharded[name]
+                scope._set(name, local[start:stop].detach().clone())
+                bound.append((full, local, False))
+                continue
             # a parameter the program holds in another dtype (AMP O2) lives in the scope between runs
             same = block.var(name).dtype.torch == local.dtype
             if same:
@@ -380,7 +472,7 @@ class DistModel:
         values = self._executor._run_program(program.dist_main, feed, program.fetch_names, scope)
         with torch.no_grad():
             for name, local, same in bound:
-                value = scope._get(program.masters.get(name, name))
+                value = scope._get(program.masters.get(name, name))  # (or the stage-3 whole value)
                 if value is not local:
                     local.copy_(value)
                     if same:
@@ -408,6 +500,8 @@ class DistModel:
         if mode == "predict":
             values = self._run(program, dict(zip(program.feed_names, locals_)))
             return pack(program.concrete.outputs_template, values)
+        if getattr(program, "micro_feeds", None) is not None:
+            return self._run_pipeline(program, locals_)
         k = self._k_steps
         if k == 1:
             return self._run(program, dict(zip(program.feed_names, locals_)))[0]
@@ -440,8 +534,19 @@ class DistModel:
                 best = p
         return best
 
+    def _sharded_state(self, name):
+        """(start, stop, group) of optimizer state ``name`` when sharding keeps only its rows here, else None."""
+        program = self._programs.get("train")
+        found = program.sharded_states.get(name) if program is not None else None
+        return None if found is None else (*found, program.shard_group)
+
     def _opt_tensor(self, name):
         value = self._scope._get(name)
+        shard = self._sharded_state(name)
+        if shard is not None:   # the whole state: every sharding rank's rows, in rank order
+            parts = [torch.empty_like(value) for _ in range(shard[2].nranks)]
+            torch.distributed.all_gather(parts, value.contiguous(), group=shard[2].process_group)
+            value = torch.cat(parts)
         owner = self._owner(name)
         if owner is None or not is_dist_tensor(owner):
             mesh = self._mesh if any(is_dist_tensor(p) for p in self._layer.parameters()) else None
@@ -490,6 +595,12 @@ class DistModel:
                 target = _local(params[key])
             elif key in opt_names:
                 target = self._scope._get(key)
+                shard = self._sharded_state(key)
+                if shard is not None:   # this rank's rows of the whole state
+                    if source.dim() == 0 or source.shape[0] != target.shape[0] * shard[2].nranks:
+                        raise ValueError(f"DistModel.set_state_dict: {key!r} has shape {list(source.shape)}, the "
+                                         f"model's has {[target.shape[0] * shard[2].nranks] + list(target.shape[1:])}")
+                    source = source[shard[0]:shard[1]]
             else:
                 unknown.append(key)
                 continue

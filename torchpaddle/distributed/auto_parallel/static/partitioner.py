@@ -12,7 +12,8 @@
   optimizer, each parameter's gradient is summed (``c_allreduce_sum``) over the mesh dims where the parameter is
   replicated and scaled by 1/size on every mesh dim where the loss is not a partial sum (it is replicated there,
   or a mean of the ranks' micro-batch losses: data parallel averages, as Paddle's does).
-Not done: Partial parameters, the sharding stages, pipeline (several meshes).
+Not done: Partial parameters. The sharding stages rewrite the partitioned program (sharding_pass.py); pipeline
+stages (several meshes) do not go through here (pipeline_pass.py).
 """
 import numpy as np
 
