@@ -129,6 +129,8 @@ def tensor_repr(tensor, prefix="Tensor"):
     """``Tensor(shape=[...], dtype=..., place=..., stop_gradient=...,`` then the values, as Paddle prints."""
     t = tensor._t.detach()
     indent = len(prefix) + 1
+    if t.layout is not torch.strided:
+        return _sparse_repr(tensor, t, prefix, indent)
     dist = ""
     if type(t) is not torch.Tensor and hasattr(t, "full_tensor"):
         # a dist tensor (torch DTensor): Paddle prints its mesh, placements and global value
@@ -137,3 +139,16 @@ def tensor_repr(tensor, prefix="Tensor"):
         t = t.full_tensor()
     return (f"{prefix}(shape={list(t.shape)}, dtype={tensor.dtype.name}, place={tensor.place}, "
             f"stop_gradient={tensor.stop_gradient},{dist}\n{' ' * indent}{_body(t, indent)})")
+
+
+def _sparse_repr(tensor, t, prefix, indent):
+    """A COO/CSR tensor (paddle.sparse) as Paddle prints it: its index tensors, then its values."""
+    if t.layout is torch.sparse_coo:
+        parts = [("indices", t._indices()), ("values", t._values())]
+    else:
+        parts = [("crows", t.crow_indices().reshape(-1)), ("cols", t.col_indices().reshape(-1)),
+                 ("values", t.values().reshape(-1))]
+    pad = " " * indent
+    body = ", \n".join(f"{pad}{key}={_body(value, indent + len(key) + 1)}" for key, value in parts)
+    return (f"{prefix}(shape={list(t.shape)}, dtype=paddle.{tensor.dtype.name}, place={tensor.place}, "
+            f"stop_gradient={tensor.stop_gradient}, \n{body})")
