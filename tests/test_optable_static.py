@@ -26,6 +26,7 @@ STATIC_UNSUPPORTED = {
 DATA_DEPENDENT = {"arange", "linspace", "logspace", "masked_select", "masked_select_input_kw", "nonzero",
                   "unique", "unique_consecutive", "where", "topk", "lstsq", "reshape_tensor_shape", "fftfreq",
                   "rfftfreq", "fluid_unique"}
+DATA_DEPENDENT |= {"sf_bincount"}   # tests/optable/rows_surface.py
 # Rows whose samples use the leading dim as a fixed size (reshape targets, split sections, square matrices,
 # a label per row of known count): with that dim unknown (-1) there is no static shape to check.
 BATCH_FIXED = {

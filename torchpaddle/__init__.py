@@ -37,9 +37,17 @@ from .hapi import Model, summary, flops  # noqa: E402,F401
 from . import hapi, callbacks  # noqa: E402,F401
 from . import jit  # noqa: E402,F401
 from . import distribution  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
+from . import inference, profiler, quantization, onnx  # noqa: E402,F401
 from .static.nn.parameter import create_parameter  # noqa: E402,F401  (paddle.create_parameter, both modes)
+Tensor.create_parameter = staticmethod(create_parameter)   # Paddle 3.x's Tensor.create_parameter
 from . import _C_ops, _legacy_C_ops  # noqa: E402,F401  (the op-call modules model code imports)
 from . import base, common_ops_import  # noqa: E402,F401
+from .framework.random import seed as manual_seed  # noqa: E402,F401  (Paddle 3.x's torch-style name)
+from .amp import (autocast, get_autocast_dtype, get_autocast_cpu_dtype, get_autocast_gpu_dtype,  # noqa: E402,F401
+                  is_autocast_enabled)
+from .nn.functional import (conv1d, conv2d, conv3d, group_norm, layer_norm,  # noqa: E402,F401
+                            adaptive_avg_pool1d)
 
 
 def __getattr__(name):

@@ -30,3 +30,7 @@ __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_mai
            "load_program_state", "set_program_state", "serialize_program", "deserialize_program",
            "serialize_persistables", "deserialize_persistables", "save_to_file", "load_from_file",
            "save_inference_model", "load_inference_model", "normalize_program", "py_func", "nn", "Print"]
+from .unsupported_devices import (IpuCompiledProgram, IpuStrategy, ipu_shard_guard, set_ipu_shard,  # noqa: E402
+                                  xpu_places)
+from .nn.metric import accuracy  # noqa: E402
+__all__ += ["IpuCompiledProgram", "IpuStrategy", "ipu_shard_guard", "set_ipu_shard", "xpu_places", "accuracy"]

@@ -26,6 +26,10 @@ floor_divide floor_mod frac gcd greater_equal greater_than hypot i0 index_add in
 less_equal less_than lgamma log10 log1p log2 log logical_and logical_not logical_or logical_xor logit masked_fill
 masked_scatter mod multiply nan_to_num neg not_equal pow remainder renorm reshape scatter scatter_add sin sinc
 sinh square squeeze sub subtract t tan tanh transpose tril triu trunc unsqueeze where""".split()
+# in-place forms of the special functions and torch-style names (tensor/math_special.py, compat_aliases.py)
+_NEW = "baddbmm bitwise_invert gammainc gammaincc gammaln multigammaln polygamma".split()
+_NAMES += _NEW
+_FUNCTIONS += _NEW
 
 
 def commit(x, out, api):

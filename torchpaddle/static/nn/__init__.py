@@ -10,3 +10,9 @@ from ..py_func import py_func  # noqa: F401
 __all__ = ["fc", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "embedding", "prelu",
            "bilinear_tensor_product", "batch_norm", "layer_norm", "group_norm", "instance_norm", "spectral_norm",
            "cond", "while_loop", "case", "switch_case", "static_pylayer", "create_parameter", "py_func"]
+from .sequence_lod import (sequence_conv, sequence_expand, sequence_first_step, sequence_last_step,  # noqa: E402
+                           sequence_pool, sequence_softmax)
+__all__ += ["sequence_conv", "sequence_expand", "sequence_first_step", "sequence_last_step", "sequence_pool",
+            "sequence_softmax"]
+from .extra_layers import deform_conv2d, row_conv, sparse_embedding  # noqa: E402
+__all__ += ["deform_conv2d", "row_conv", "sparse_embedding"]
