@@ -99,6 +99,22 @@ def test_uniform_diagonal_and_errors():
         I.TruncatedNormal(a=2.0, b=1.0)
 
 
+def test_truncated_normal_with_zero_std_is_the_mean(static_mode):
+    # Paddle 3.3.1: the mean where it lies in [a, b], else NaN (torch would divide by the zero std)
+    paddle.disable_static()
+    try:
+        assert cases._param(paddle, [3], I.TruncatedNormal(mean=1.5, std=0)).numpy().tolist() == [1.5] * 3
+        assert np.isnan(cases._param(paddle, [2], I.TruncatedNormal(mean=5.0, std=0)).numpy()).all()
+    finally:
+        paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        w = paddle.create_parameter([2, 2], "float64", default_initializer=I.TruncatedNormal(mean=-0.5, std=0))
+    exe = paddle.static.Executor()
+    exe.run(startup)
+    np.testing.assert_array_equal(exe.run(main, fetch_list=[w])[0], np.full((2, 2), -0.5))
+
+
 def test_set_global_initializer_checks_types_and_resets():
     with pytest.raises(TypeError, match="weight_init"):
         I.set_global_initializer(3)

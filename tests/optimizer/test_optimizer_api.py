@@ -250,6 +250,17 @@ def test_clip_by_global_norm_scales_in_place():
     np.testing.assert_allclose(out[0][1].numpy(), [6.0, 8.0])
 
 
+def test_clip_by_norm_in_static_mode_appends_the_op(static_mode):
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        x = paddle.static.data("x", [2, 2], "float32")
+        out = clip_by_norm(x, 1.5)
+    assert isinstance(out, paddle.static.Variable) and main.global_block().ops[-1].type == "clip_by_norm"
+    x_np = np.array([[3.0, 4.0], [0.0, 0.0]], "float32")      # norm 5 -> scaled by 1.5 / 5
+    got = paddle.static.Executor().run(main, feed={"x": x_np}, fetch_list=[out])[0]
+    np.testing.assert_allclose(got, x_np * 0.3, rtol=1e-6)
+
+
 def test_clip_by_norm_and_value_return_new_tensors():
     a, b, pairs = _pairs()
     out = paddle.nn.ClipGradByNorm(5.0)(pairs)

@@ -88,3 +88,16 @@ def test_lu_solve_rejects_pivots_outside_the_matrix():
     for pivots in ([4, 2, 3], [0, 2, 3], [-5, 2, 3], [2 ** 31 - 1, 1, 1]):
         with pytest.raises(ValueError, match="pivots"):
             paddle.linalg.lu_solve(b, lu, paddle.to_tensor(np.array(pivots, dtype="int32")))
+
+
+def test_lstsq_in_static_mode_matches_numpy(static_mode):
+    # a static Variable has no place; the program's solution is numpy's least-squares solution
+    rng = np.random.default_rng(5)
+    x_np, y_np = rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        x = paddle.static.data("x", [5, 3], "float64")
+        y = paddle.static.data("y", [5, 2], "float64")
+        solution = paddle.linalg.lstsq(x, y)[0]
+    got = paddle.static.Executor().run(main, feed={"x": x_np, "y": y_np}, fetch_list=[solution])[0]
+    np.testing.assert_allclose(got, np.linalg.lstsq(x_np, y_np, rcond=None)[0], rtol=1e-10)

@@ -156,6 +156,33 @@ def test_static_programs_match_eager(static_mode):
         paddle.enable_static()
 
 
+def test_static_roi_ops_take_an_unknown_batch(static_mode):
+    # a -1 batch and RoI count: the output shape comes from the dims, and the run matches eager
+    rng = np.random.default_rng(2)
+    x_np = rng.uniform(-1, 1, (2, 8, 8, 8)).astype("float32")
+    boxes_np = np.array([[0, 0, 4, 4], [1, 1, 6, 5], [2, 0, 7, 7]], "float32")
+    num_np = np.array([1, 2], "int32")
+    apis = [ops.roi_align, ops.roi_pool, ops.psroi_pool]
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        x = paddle.static.data("x", [-1, 8, 8, 8], "float32")
+        boxes = paddle.static.data("boxes", [-1, 4], "float32")
+        num = paddle.static.data("num", [-1], "int32")
+        outs = [api(x, boxes, num, 2) for api in apis]
+        with pytest.raises(ValueError, match="output channels must be greater than 1"):
+            ops.psroi_pool(x[:, :4], boxes, num, 2)
+    assert [list(o.shape) for o in outs] == [[-1, 8, 2, 2], [-1, 8, 2, 2], [-1, 2, 2, 2]]
+    got = paddle.static.Executor().run(main, feed={"x": x_np, "boxes": boxes_np, "num": num_np}, fetch_list=outs)
+    paddle.disable_static()
+    try:
+        for api, value in zip(apis, got):
+            want = api(paddle.to_tensor(x_np), paddle.to_tensor(boxes_np), paddle.to_tensor(num_np), 2)
+            assert value.shape == (3,) + tuple(want.shape[1:])
+            np.testing.assert_allclose(value, want.numpy(), rtol=1e-6, err_msg=api.__name__)
+    finally:
+        paddle.enable_static()
+
+
 def test_large_roi_counts_are_chunked(monkeypatch):
     from torchpaddle.ops.defs import roi
     rng = np.random.default_rng(2)

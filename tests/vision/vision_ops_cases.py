@@ -243,6 +243,8 @@ ERRORS = {
     "err_psroi_pool_3d": lambda p: p.vision.ops.psroi_pool(p.zeros([4, 6, 6]), _b(p), _n(p, 2), 2),
     "err_psroi_pool_channels": lambda p: p.vision.ops.psroi_pool(_x(p, (1, 5, 6, 6)), _b(p), _n(p, 2), 2),
     "err_psroi_pool_output_size_str": lambda p: p.vision.ops.psroi_pool(_x(p), _b(p), _n(p, 2), "2"),
+    # 4 channels over 2 x 2 bins leave 1 output channel; Paddle requires more than 1
+    "err_psroi_pool_one_output_channel": lambda p: p.vision.ops.psroi_pool(_x(p), _b(p), _n(p, 2), 2),
     "err_prior_box_steps": lambda p: p.vision.ops.prior_box(_x(p), _x(p), [4.0], steps=[1.0, 2.0, 3.0]),
     "err_box_coder_var_type": lambda p: p.vision.ops.box_coder(_b(p), "var", _b(p)),
     "err_box_coder_var_len": lambda p: p.vision.ops.box_coder(_b(p), [0.1, 0.2], _b(p)),

@@ -6,6 +6,7 @@ gradients in place (``param.grad`` shows the clipped value afterwards); the othe
 """
 import torch
 
+from .. import ops as _ops
 from ..framework.tensor import Tensor, wrap
 
 __all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
@@ -86,9 +87,7 @@ def clip_by_norm(x, max_norm, name=None):
     if not isinstance(x, Tensor):
         raise TypeError(f"clip_by_norm: x must be a Tensor, got {type(x).__name__}")
     max_norm = _check_float("clip_by_norm: max_norm", max_norm)
-    with torch.no_grad():
-        scale = _norm_scales([x._t], max_norm)[0]
-        return wrap(x._t * scale.to(x._t.dtype))
+    return _ops.clip_by_norm(x, max_norm=max_norm)
 
 
 class ClipGradByNorm(ClipGradBase):

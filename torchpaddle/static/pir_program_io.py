@@ -18,6 +18,7 @@ import warnings
 from ..framework import dtype as _dtype
 from ..framework.program import Program, StaticParameter
 from ..ops.registry import REGISTRY, REQUIRED
+from . import pir_dist_attrs as _dist
 from . import pir_op_map as _map
 from .append import infer_outputs
 from .pir_program_writer import NoPirForm, program_to_pir, program_to_pir_bytes
@@ -30,7 +31,7 @@ __all__ = ["program_from_pir", "program_from_pir_bytes", "program_to_pir", "prog
 MODEL_SUFFIXES = (".json", ".pdmodel")
 
 # PIR ops the reader handles itself (the graph's plumbing and its ends)
-_PLUMBING = frozenset(["builtin.parameter", "builtin.combine", "builtin.split", "builtin.slice", "pd_op.data",
+_PLUMBING = frozenset(["dist_op.shard_tensor", "builtin.parameter", "builtin.combine", "builtin.split", "builtin.slice", "pd_op.data",
                        "pd_op.feed", "pd_op.fetch", "builtin.shadow_output"])
 # PIR ops whose result dtype the legacy op does not give: (what the legacy op gives, what PIR's gives); a cast
 # follows it
@@ -148,8 +149,11 @@ class _Reader:
     def new_var(self, name, pir_type, stop_gradient=True, **kwargs):
         if pir_type.kind != "dense":
             raise ValueError(f"PIR program: value {name!r} has type {pir_type!r}; only dense tensors are supported")
-        return self.block.create_var(name=name, shape=pir_type.shape, dtype=pir_type.dtype,
-                                     stop_gradient=stop_gradient, **kwargs)
+        var = self.block.create_var(name=name, shape=pir_type.shape, dtype=pir_type.dtype,
+                                    stop_gradient=stop_gradient, **kwargs)
+        if pir_type.dist is not None:
+            var.dist_attr = _dist.tensor_attr(pir_type.dist)
+        return var
 
     def constant(self, vid):
         """The value a constant op gives ``vid`` (a scalar, or a list), or None when it is computed."""
@@ -202,6 +206,8 @@ class _Reader:
             self.vectors[vid] = list(op.operands)
         elif name in ("builtin.split", "builtin.slice"):
             self.unpack(index, op)
+        elif name == "dist_op.shard_tensor":
+            self.shard_tensor(index, op)
         else:
             self.translate(index, op, _map.row_to_read(op))
 
@@ -219,6 +225,24 @@ class _Reader:
             self.fail(index, op, f"gives {len(op.results)} values of a vector of {len(items)}")
         for (vid, _), item in zip(op.results, items):
             self.names[vid] = item
+
+    def shard_tensor(self, index, op):
+        """Paddle's annotation of a value's sharding: the variable itself takes the dist attr (as a static
+        ``shard_tensor`` does here), or a copy of it when it already has another."""
+        (vid, t), = self.one_result(index, op)
+        if len(op.operands) != 1 or t.dist is None:
+            self.fail(index, op, "takes one value and gives a dist tensor")
+        name = self.name_of(index, op, op.operands[0])
+        var = self.block.vars[name]
+        if var._dist_attr is not None and var._dist_attr.process_mesh is not None and \
+                _dist.var_dist(var) != t.dist:
+            copy = self.new_name("shard_tensor", 0)
+            self.new_var(copy, t)
+            self.block.append_op("assign", {"X": [name]}, {"Out": [copy]}, {})
+            name = copy
+        else:
+            var.dist_attr = _dist.tensor_attr(t.dist)
+        self.names[vid] = name
 
     def one_result(self, index, op):
         if len(op.results) != 1:
@@ -239,6 +263,8 @@ class _Reader:
             var = StaticParameter(self.block, t.shape, t.dtype, name=name,
                                   trainable=not op.result_flag("stop_gradient"))
             self.block.vars[name] = var
+            if t.dist is not None:
+                var.dist_attr = _dist.tensor_attr(t.dist)
         else:
             # Paddle's rnn state: a parameter nothing loads (read by no op torchpaddle runs)
             self.new_var(name, t)
@@ -294,7 +320,11 @@ class _Reader:
                 self.fail(index, op, f"gives no value for {row.legacy}'s input {slot.name}")
         outputs = self.results(index, op, row, opdef, inputs)
         self.check_types(index, op, row, opdef, inputs, attrs, outputs)
-        self.block.append_op(row.legacy, inputs, outputs, attrs)
+        appended = self.block.append_op(row.legacy, inputs, outputs, attrs)
+        dist = op.attrs.get("op_dist_attr")
+        if dist is not None and dist.tag == "a_op_dist":
+            _dist.set_op_attr(appended, dist.value, [self.names.get(v) for v in op.operands],
+                              [self.names.get(v) for v, _ in op.results])
         cast = _CAST_AFTER.get(op.name)
         if cast is not None:
             (vid, t), = op.results

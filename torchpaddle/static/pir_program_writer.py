@@ -7,7 +7,9 @@ the table has no form for is a NoPirForm error; saves then fall back to the lega
 """
 from ..framework.program import Block, Program, StaticParameter
 from ..ops.registry import REGISTRY, REQUIRED
+from . import pir_dist_attrs as _dist
 from . import pir_op_map as _map
+from .serialization import pir_dist as _pd
 from .serialization import pir_json as _pj
 
 __all__ = ["program_to_pir", "program_to_pir_bytes", "NoPirForm"]
@@ -52,11 +54,15 @@ class _Writer:
         self.ops.append(op)
         return [vid for vid, _ in results]
 
-    def var_type(self, name):
+    def var_type(self, name, dist=False):
+        """The dense type of a variable; with ``dist``, its dist attr too (a t_dist_dtensor when it has one)."""
         var = self.block._find_var_recursive(name)
         if var is None:
             raise ValueError(f"program_to_pir: variable {name!r} is not in the program")
-        return _pj.PirType.dense(var.dtype.name, var.desc_shape)
+        t = _pj.PirType.dense(var.dtype.name, var.desc_shape)
+        if dist:
+            t.dist = _dist.var_dist(var)
+        return t
 
     def read(self, name, where):
         vid = self.values.get(name)
@@ -82,9 +88,10 @@ class _Writer:
                 self.op(op)
         for col, (_, name) in enumerate(fetches):
             t = self.types[self.read(name, "fetch")]
-            self.emit("pd_op.fetch", [self.values[name]], [t],
-                      {"name": _pj.make_attr("a_str", f"fetch_name_{col}"), "col": _pj.make_attr("a_i32", col)},
-                      stop_gradient=[False])
+            attrs = {"name": _pj.make_attr("a_str", f"fetch_name_{col}"), "col": _pj.make_attr("a_i32", col)}
+            if t.dist is not None:
+                attrs["op_dist_attr"] = _pj.Attr("a_op_dist", _pd.OpDist(t.dist.mesh, (t.dist,), (t.dist,), -1))
+            self.emit("pd_op.fetch", [self.values[name]], [t], attrs, stop_gradient=[False])
             self.ops[-1].result_attrs = {"persistable": _pj.make_attr("a_array:a_bool", [True]),
                                          "stop_gradient": _pj.make_attr("a_array:a_bool", [False])}
         return _pj.PirProgram(_pj.Region([_pj.Block((), self.ops)]))
@@ -94,8 +101,10 @@ class _Writer:
             raise ValueError(f"program_to_pir: persistable variable {var.name!r} has unknown dims "
                              f"{list(var.desc_shape)}")
         trainable = isinstance(var, StaticParameter) and var.trainable
-        self.values[var.name] = self.parameter_op(var.name, self.var_type(var.name), True, var.stop_gradient,
-                                                  trainable)
+        # NOTE: a sharded parameter or input gets its dist type on the op that makes it: Paddle writes a
+        # dist_op.shard_tensor after it instead, but Paddle 3.3.1 cannot read that op back
+        self.values[var.name] = self.parameter_op(var.name, self.var_type(var.name, dist=True), True,
+                                                  var.stop_gradient, trainable)
 
     def parameter_op(self, name, type_, persistable, stop_gradient, trainable):
         attrs = {"parameter_name": _pj.make_attr("a_str", name), "is_distributed": _pj.make_attr("a_bool", False),
@@ -108,7 +117,7 @@ class _Writer:
 
     def data(self, name):
         var = self.block.var(name)
-        t = self.var_type(name)
+        t = self.var_type(name, dist=True)
         attrs = {"name": _pj.make_attr("a_str", name), "shape": _pj.make_attr("a_intarray", list(t.shape)),
                  "dtype": _pj.make_attr("a_dtype", t.dtype), "place": _pj.make_attr("a_place", [0, 0, ""])}
         (vid,) = self.emit("pd_op.data", [], [t], attrs, stop_gradient=[bool(var.stop_gradient)])
@@ -264,11 +273,11 @@ class _Writer:
         for spec, pir_name, dtag in zip(row.results, result_names, result_dtypes):
             names = op.output(spec.rstrip("[]")) if spec else []
             if spec and spec.endswith("[]"):
-                items = [self.var_type(n) for n in names]
+                items = [self.var_type(n, dist=True) for n in names]
                 types.append(_pj.PirType.vector(items))
                 stops.append(all(self.block._find_var_recursive(n).stop_gradient for n in names))
             elif names:
-                types.append(self.var_type(names[0]))
+                types.append(self.var_type(names[0], dist=True))
                 stops.append(self.block._find_var_recursive(names[0]).stop_gradient)
             elif operand_ids.get(pir_name.rsplit("_out", 1)[0]) == 0:
                 # an in-place op's result for an absent optional operand (master_param_out...): no value, as Paddle
@@ -280,6 +289,9 @@ class _Writer:
                 types.append(_pj.PirType.dense(dtype, [-1]))
                 stops.append(True)
             outs.append(names if spec and spec.endswith("[]") else names[:1])
+        dist = self.op_dist(op, row, operands, types, outs)
+        if dist is not None:
+            attrs["op_dist_attr"] = _pj.Attr("a_op_dist", dist)
         ids = self.emit(row.pir, operands, types, attrs, stop_gradient=stops)
         for spec, vid, names, t in zip(row.results, ids, outs, types):
             if spec and spec.endswith("[]"):
@@ -289,12 +301,29 @@ class _Writer:
             elif names:
                 self.values[names[0]] = vid
 
+    def op_dist(self, op, row, operands, types, outs):
+        """The op's dist attr by PIR position: the input variable each operand reads (a folded constant has
+        none: replicated), and each result's variable."""
+        if op._dist_attr is None or op._dist_attr.process_mesh is None:
+            return None
+        sources = []
+        for spec in row.operands:
+            slot = spec.tensor if isinstance(spec, _map.Folded) else spec if isinstance(spec, str) and \
+                spec not in (_map.IGNORED, _map.STATE) and not spec.endswith("[]") else None
+            names = op.input(slot) if slot else []
+            sources.append(names[0] if names else None)
+        ranks = [len(self.types[v].shape) if v and self.types[v].kind == "dense" else 0 for v in operands]
+        results = [names[0] if len(names) == 1 else None for names in outs]
+        return _dist.op_dist(op, sources, results,
+                             (ranks, [len(t.shape) if t.kind == "dense" else 0 for t in types]))
+
 
 class _Shim:
     """An op seen as another legacy type (strided_slice with unit strides is Paddle's slice)."""
 
     def __init__(self, op, type_, attrs):
         self.type, self.attrs, self.inputs, self.outputs = type_, attrs, op.inputs, op.outputs
+        self._dist_attr = op._dist_attr
 
     def input(self, slot):
         return list(self.inputs.get(slot, ()))

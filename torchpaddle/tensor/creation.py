@@ -336,17 +336,30 @@ def _count(num, api):
     return builtins.int(num)
 
 
+# Paddle feeds a Python number to linspace/logspace as a 1-element tensor of the output dtype (num as int32);
+# its kernels check those dtypes, so a saved program must carry the same ones.
+def _bound_tensor(value, proto):
+    return value if isinstance(value, Tensor) else _ops.fill_constant(None, shape=[1], value=value, dtype=proto)
+
+
+def _count_tensor(num, api):
+    num = _count(num, api)
+    return num if isinstance(num, Tensor) else _ops.fill_constant(None, shape=[1], value=num, dtype=_dtype.convert_dtype("int32").proto)
+
+
 @_aliases(end="stop", steps="num")
 def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None, requires_grad=False):
-    start, stop = _range_bound(start, "linspace", "start"), _range_bound(stop, "linspace", "stop")
-    result = _on_device(_ops.linspace(start, stop, _count(num, "linspace"), dtype=_proto(dtype)), device)
+    proto = _proto(dtype)
+    start, stop = (_bound_tensor(_range_bound(v, "linspace", n), proto) for v, n in ((start, "start"), (stop, "stop")))
+    result = _on_device(_ops.linspace(start, stop, _count_tensor(num, "linspace"), dtype=proto), device)
     return _finish(result, "linspace", out, requires_grad)
 
 
 def logspace(start, stop, num, base=10.0, dtype=None, name=None):
-    start, stop = _range_bound(start, "logspace", "start"), _range_bound(stop, "logspace", "stop")
-    base = _range_bound(base, "logspace", "base")
-    return _ops.logspace(start, stop, _count(num, "logspace"), base, dtype=_proto(dtype))
+    proto = _proto(dtype)
+    start, stop, base = (_bound_tensor(_range_bound(v, "logspace", n), proto)
+                         for v, n in ((start, "start"), (stop, "stop"), (base, "base")))
+    return _ops.logspace(start, stop, _count_tensor(num, "logspace"), base, dtype=proto)
 
 
 def _matrix_size(value, api, name):

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from .. import ops as _ops
+from ..framework.place import current_torch_device
 from ..framework.tensor import PaddleAssertionError, Tensor
 from .creation import _aliases, _require_tensor, to_tensor
 from .manipulation import diagonal as _diagonal, tensor_int
@@ -336,7 +337,9 @@ _CPU_DRIVERS = (None, "gels", "gelss", "gelsd", "gelsy")
 
 def lstsq(x, y, rcond=None, driver=None, name=None):
     """(solution, residuals, rank, singular_values) of min ||x @ solution - y||."""
-    on_gpu = x.place.is_gpu_place()
+    # a static Variable has no place: the program runs on the current device
+    place = x.place
+    on_gpu = current_torch_device().type == "cuda" if place is None else place.is_gpu_place()
     if on_gpu and driver not in (None, "gels"):
         raise ValueError(f"lstsq: only driver 'gels' or None is supported for GPU inputs, got {driver!r}")
     if driver not in _CPU_DRIVERS:

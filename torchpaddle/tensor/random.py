@@ -198,6 +198,9 @@ def poisson(x, name=None):
 def binomial(count, prob, name=None):
     _require_tensor(count, "binomial", "count")
     _require_tensor(prob, "binomial", "prob")
+    if count.dtype != prob.dtype:
+        # as Paddle: the kernel takes count in prob's dtype (a fractional count truncates)
+        count = _ops.cast(count, in_dtype=count.dtype.proto, out_dtype=prob.dtype.proto)
     return _ops.binomial(count, prob)
 
 

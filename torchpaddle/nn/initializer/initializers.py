@@ -158,6 +158,10 @@ class TruncatedNormalInitializer(Initializer):
 
     def _fill(self, t):
         _require_float(t, type(self).__name__)
+        if self._std_dev == 0:
+            # a point mass at the mean: torch divides by std; Paddle gives the mean, or NaN outside [a, b]
+            t.fill_(self._mean if self._a <= self._mean <= self._b else math.nan)
+            return
         _low_precision_fill(t, lambda x: torch.nn.init.trunc_normal_(x, self._mean, self._std_dev, self._a,
                                                                      self._b))
 

@@ -241,6 +241,7 @@ def psroi_pool(X, ROIs, RoisNum, *, pooled_height, pooled_width, output_channels
     batch = roi_batch_ids("psroi_pool", X, ROIs, RoisNum)
     check_float("psroi_pool", "X", X)
     _check_pooled("psroi_pool", pooled_height, pooled_width)
+    _check_psroi_channels(output_channels)
     n, c, h, w = X.shape
     if c != output_channels * pooled_height * pooled_width:
         raise ValueError(f"psroi_pool: X has {c} channels; it must be output_channels x pooled_height x "
@@ -372,3 +373,30 @@ def deformable_conv_v1(Input, Offset, Filter, *, strides, paddings, dilations, g
     """Deformable convolution v1 (no modulation mask), without bias."""
     return _deformable_conv("deformable_conv_v1", Input, Offset, Filter, None, strides, paddings, dilations,
                             deformable_groups, groups)
+
+
+# -- static shape inference ---------------------------------------------------------------------------------
+# The kernels read RoisNum's values, which a Program does not have: the output shape comes from the dims alone,
+# as Paddle's InferMeta gives it ([num_rois, channels, pooled_height, pooled_width]).
+def _check_psroi_channels(output_channels):
+    if output_channels <= 1:
+        raise ValueError(f"psroi_pool: the pooled output channels must be greater than 1, got {output_channels} "
+                         f"(x's channels / (pooled_height * pooled_width))")
+
+
+def _roi_infer(channels_of):
+    def infer(X, ROIs, RoisNum, *, pooled_height, pooled_width, **attrs):
+        if len(X.desc_shape) != 4 or len(ROIs.desc_shape) != 2:
+            return None
+        shape = [ROIs.desc_shape[0], channels_of(X, attrs), pooled_height, pooled_width]
+        return shape, X.dtype
+    return infer
+
+
+def _psroi_channels(X, attrs):
+    _check_psroi_channels(attrs["output_channels"])
+    return attrs["output_channels"]
+
+
+roi_align.infer(_roi_infer(lambda X, attrs: X.desc_shape[1]))
+psroi_pool.infer(_roi_infer(_psroi_channels))

@@ -12,7 +12,8 @@ for op results, negative for block arguments and 0 for an absent optional operan
 ``D`` for a non-finite float); a dense tensor type is ``{"#": "0.t_dtensor", "D": [{"#": "0.t_f32"}, dims,
 layout, lod, offset]}``. ``builtin.parameter`` is written short: ``{"#": "p", "A": [is_distributed,
 is_parameter, need_clip, name], "O": {...}, "OA": [persistable, stop_gradient, trainable], "DA": [],
-"QA": []}``. Parsing checks the whole structure and that every operand names a value defined before it
+"QA": []}``. A sharded program's dist types and ``op_dist_attr`` attributes (dialect 4) are parsed into
+pir_dist's tuples. Parsing checks the whole structure and that every operand names a value defined before it
 (in the block or an enclosing one); anything else is a ValueError naming the place. Nothing in a file runs.
 """
 import json
@@ -20,6 +21,8 @@ import math
 import numbers
 import struct
 import sys
+
+from . import pir_dist as _dist
 
 __all__ = ["VERSION", "DTYPES", "PirType", "Attr", "make_attr", "Op", "Block", "Region", "PirProgram",
            "parse_program", "serialize_program"]
@@ -46,12 +49,14 @@ _F32_MAX = 3.4028234663852886e38
 
 class PirType:
     """A value's type: ``dense`` (dtype name, dims with -1 unknown, layout, lod, offset), ``vector`` of types,
-    or another kind kept by its tag (``t_selected_rows``...) with its raw data."""
-    __slots__ = ("kind", "dtype", "shape", "layout", "lod", "offset", "items", "raw")
+    or another kind kept by its tag (``t_selected_rows``...) with its raw data. A dense tensor of a sharded
+    program also has ``dist`` (a pir_dist.TensorDist) and ``local_shape`` (``4.t_dist_dtensor``)."""
+    __slots__ = ("kind", "dtype", "shape", "layout", "lod", "offset", "items", "raw", "dist", "local_shape")
 
     def __init__(self, kind, dtype=None, shape=None, layout="NCHW", lod=(), offset=0, items=(), raw=None):
         self.kind, self.dtype, self.shape, self.layout = kind, dtype, shape, layout
         self.lod, self.offset, self.items, self.raw = list(lod), offset, list(items), raw
+        self.dist = self.local_shape = None
 
     @classmethod
     def dense(cls, dtype, shape, layout="NCHW"):
@@ -79,7 +84,8 @@ class Attr:
 
     def __init__(self, tag, value, dialect=None):
         self.tag, self.value = tag, value
-        self.dialect = dialect if dialect is not None else ("1" if tag in _PD_ATTRS else "0")
+        self.dialect = dialect if dialect is not None else ("1" if tag in _PD_ATTRS else
+                                                            _dist.DIALECT if tag in _dist.ATTR_TAGS else "0")
 
     def plain(self):
         """The Python value (arrays as lists)."""
@@ -245,7 +251,8 @@ class _Reader:
             dialect, dot, short = tag.partition(".")
             if not dot or not short:
                 self.fail(where, f"op name {tag!r} is not <dialect id>.<name>")
-            name = f"{DIALECTS.get(dialect, 'dialect' + dialect)}.{short}"
+            # Paddle writes an op of a dialect without an id by its dialect's name (dist_op.shard_tensor)
+            name = tag if dialect == "dist_op" else f"{DIALECTS.get(dialect, 'dialect' + dialect)}.{short}"
             where = f"{where} ({name})"
             operands = []
             for i, operand in enumerate(self.get(obj, "I", list, where)):
@@ -316,6 +323,8 @@ class _Reader:
         if "D" not in obj:
             self.fail(where, "missing 'D'")
         data = obj["D"]
+        if tag in _dist.ATTR_TAGS:
+            return Attr(tag, _dist.parse_attr(tag, data, lambda message: self.fail(where, message)), dialect)
         if tag == "a_array":
             if not isinstance(data, list):
                 self.fail(where, f"an a_array's data must be a list, got {_show(data)}")
@@ -352,6 +361,20 @@ class _Reader:
             if not isinstance(layout, str) or not isinstance(lod, list) or not _is(offset, int) or offset < 0:
                 self.fail(where, f"bad layout, lod or offset in {_show(data)}")
             return PirType("dense", dtype, list(dims), layout, lod, offset)
+        if tag == "t_dist_dtensor":
+            data = self.get(obj, "D", list, where)
+            if len(data) != 3:
+                self.fail(where, f"a t_dist_dtensor's data must be [dense type, dist attr, local dims], got "
+                                 f"{_show(data)}")
+            t = self.type(data[0], f"{where} dense type")
+            dist = self.attr(data[1], f"{where} dist attr").value if isinstance(data[1], dict) else None
+            if t.kind != "dense" or not isinstance(dist, _dist.TensorDist) or len(dist.dims_mapping) != len(t.shape):
+                self.fail(where, f"a t_dist_dtensor must hold a dense type and an a_tensor_dist of its rank, got "
+                                 f"{_show(data)}")
+            if not isinstance(data[2], list) or len(data[2]) != len(t.shape) or not all(_is(d, int) for d in data[2]):
+                self.fail(where, f"local dims must be a list of {len(t.shape)} ints, got {_show(data[2])}")
+            t.dist, t.local_shape = dist, list(data[2])
+            return t
         if tag == "t_vec":
             items = self.get(obj, "D", list, where)
             return PirType.vector([self.type(t, f"{where}[{k}]") for k, t in enumerate(items)])
@@ -423,6 +446,8 @@ def parse_program(data):
 # -- serializing --------------------------------------------------------------------------------------------
 def _attr_json(attr):
     tag = f"{attr.dialect}.{attr.tag}"
+    if attr.tag in _dist.ATTR_TAGS:
+        return _dist.attr_json(attr.value)
     if attr.tag == "a_array":
         return {"#": tag, "D": [_attr_json(a) for a in attr.value]}
     if attr.tag in ("a_f32", "a_f64") and not math.isfinite(attr.value):
@@ -440,6 +465,10 @@ def _attrs_json(attrs):
 
 
 def _type_json(t):
+    if t.kind == "dense" and t.dist is not None:
+        local = t.local_shape if t.local_shape is not None else _dist.local_shape(t.shape, t.dist)
+        dense = PirType("dense", t.dtype, t.shape, t.layout, t.lod, t.offset)
+        return {"#": f"{_dist.DIALECT}.t_dist_dtensor", "D": [_type_json(dense), _dist.attr_json(t.dist), list(local)]}
     if t.kind == "dense":
         return {"#": "0.t_dtensor", "D": [{"#": "0." + _DTYPE_TAGS[t.dtype]}, list(t.shape), t.layout,
                                            list(t.lod), t.offset]}
