@@ -175,8 +175,9 @@ def test_data_feeder(static):
         feeder.feed([(np.zeros(3, "float32"),)])
     with fluid.program_guard(main, startup):
         words = fluid.layers.data(name="words", shape=[1], dtype="int64", lod_level=1)
-    with pytest.raises(NotImplementedError, match="LoD support"):
-        fluid.DataFeeder([words], fluid.CPUPlace())
+    # a lod_level=1 variable takes one sequence per sample (more in tests/fluid/test_fluid_lod.py)
+    lod_feed = fluid.DataFeeder([words], fluid.CPUPlace()).feed([([1, 2],), ([3],)])
+    assert lod_feed["words"].lod() == [[0, 2, 3]] and np.array(lod_feed["words"]).shape == (3, 1)
 
 
 def test_from_generator_iterable_and_pyreader(static):

@@ -92,18 +92,17 @@ def test_the_first_static_only_call_switches_unless_a_mode_was_chosen(monkeypatc
         paddle.disable_static()
 
 
-def test_lod_is_refused_clearly(static_mode):
+def test_lod_tensors_feed_and_fetch(static_mode):
+    """LoD in depth: tests/fluid/test_fluid_lod.py."""
     import torchpaddle.fluid as fluid
-    with pytest.raises(NotImplementedError, match="LoD support"):
-        fluid.create_lod_tensor(np.ones([4, 1], "int64"), [[1, 3]], fluid.CPUPlace())
-    with pytest.raises(NotImplementedError, match="LoD support"):
-        fluid.create_random_int_lodtensor([[2, 2]], [1], fluid.CPUPlace(), 0, 9)
+    assert fluid.create_lod_tensor(np.ones([4, 1], "int64"), [[1, 3]], fluid.CPUPlace()).lod() == [[0, 1, 4]]
+    assert fluid.create_random_int_lodtensor([[2, 2]], [1], fluid.CPUPlace(), 0, 9).shape() == [4, 1]
     x = fluid.data(name="x", shape=[None, 1], dtype="int64", lod_level=1)
     t = fluid.LoDTensor()
     t.set(np.ones([4, 1], "int64"), fluid.CPUPlace())
     t.set_recursive_sequence_lengths([[1, 3]])
-    with pytest.raises(NotImplementedError, match="level of detail"):
-        fluid.Executor(fluid.CPUPlace()).run(feed={"x": t}, fetch_list=[x])
+    out, = fluid.Executor(fluid.CPUPlace()).run(feed={"x": t}, fetch_list=[x], return_numpy=False)
+    assert out.lod() == [[0, 1, 4]]
     assert int(fluid.create_random_int_lodtensor([], [2, 3], fluid.CPUPlace(), 1, 1).shape()[1]) == 3
 
 

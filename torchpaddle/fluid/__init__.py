@@ -8,8 +8,9 @@ itself (``paddle.enable_static()``/``disable_static()``, ``fluid.enable_dygraph(
 ``dygraph.guard()`` from static mode). ``fluid.dygraph.guard()`` then runs its block in dygraph mode and
 restores static mode after it, as in Paddle 1.x. A 2.x program that never touches those calls stays in dygraph.
 
-LoD: variables may declare a ``lod_level``, but sequence data (a level of detail) and the sequence APIs come
-with LoD support (a later torchpaddle release); they raise a clear NotImplementedError until then.
+LoD: LoDTensors (sequences with a level of detail) feed and fetch through the Executor, and the sequence layers
+(fluid.layers.sequence_*) work on them in static programs; the LoD names not covered yet (dynamic_lstm/gru,
+DynamicRNN, linear_chain_crf, beam_search...) raise a clear NotImplementedError.
 """
 from ..base.dygraph.base import disable_dygraph, enable_dygraph  # noqa: F401
 from ..framework.param_attr import ParamAttr, WeightNormParamAttr  # noqa: F401

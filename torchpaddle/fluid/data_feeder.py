@@ -3,7 +3,6 @@ import numpy as np
 
 from ..framework.program import Variable, default_main_program
 from ..static.scope import LoDTensor
-from .lod_tensor import _LOD_MESSAGE
 
 __all__ = ["DataFeeder"]
 
@@ -23,8 +22,6 @@ class DataFeeder:
                 each = program.global_block().var(each)
             if not isinstance(each, Variable):
                 raise TypeError(f"DataFeeder: feed_list must hold Variables or names, got {type(each).__name__}")
-            if each.lod_level:
-                raise NotImplementedError(f"DataFeeder: {each.name} has lod_level={each.lod_level}; {_LOD_MESSAGE}")
             self.feed_dtypes.append(each.dtype.numpy or np.float32)
             self.feed_names.append(each.name)
             self.feed_lod_level.append(each.lod_level)
@@ -33,6 +30,15 @@ class DataFeeder:
 
     def _convert(self, column, i):
         name, shape = self.feed_names[i], self.feed_shapes[i]
+        lengths = []
+        if self.feed_lod_level[i]:   # each sample is a sequence (nested lod_level deep): flatten, keep lengths
+            lengths = [[] for _ in range(self.feed_lod_level[i])]
+            for level in lengths:
+                flat = []
+                for seq in column:
+                    level.append(len(seq))
+                    flat.extend(seq)
+                column = flat
         array = np.array(column, dtype=self.feed_dtypes[i])
         if shape and array.ndim != len(shape):
             try:
@@ -42,6 +48,8 @@ class DataFeeder:
                                  f"{list(array.shape)}") from None
         tensor = LoDTensor()
         tensor.set(array, self.place)
+        if lengths:
+            tensor.set_recursive_sequence_lengths(lengths)
         return tensor
 
     def feed(self, iterable):

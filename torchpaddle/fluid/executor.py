@@ -2,9 +2,8 @@
 from ..static.executor import Executor as _StaticExecutor
 from ..static.scope import global_scope, scope_guard  # noqa: F401
 from ..framework.program import default_main_program
-from ..static.scope import LoDTensor
 from .framework import enter_static_mode
-from .lod_tensor import _LOD_MESSAGE
+from .lod_tensor import as_lod_feed, fetched_lod_tensor
 from .reader import reader_feed
 
 __all__ = ["Executor", "global_scope", "scope_guard"]
@@ -23,9 +22,18 @@ class Executor(_StaticExecutor):
         target = default_main_program() if program is None else getattr(program, "_program", program)
         if isinstance(feed, dict) or feed is None:
             feed = reader_feed(target, feed)
-            for name, value in (feed or {}).items():
-                if isinstance(value, LoDTensor) and value.lod():
-                    raise NotImplementedError(f"Executor.run: the value fed to {name!r} has a level of detail; "
-                                              f"{_LOD_MESSAGE}")
-        return super().run(program, feed, fetch_list, feed_var_name, fetch_var_name, scope, return_numpy,
-                           use_program_cache, use_prune)
+            if feed:
+                feed = {name: as_lod_feed(name, value) for name, value in feed.items()}
+        self._fetch_lods = None
+        out = super().run(program, feed, fetch_list, feed_var_name, fetch_var_name, scope, return_numpy,
+                          use_program_cache, use_prune)
+        if return_numpy and self._fetch_lods and any(self._fetch_lods):
+            # as Paddle 1.x: an ndarray would silently lose the sequence boundaries
+            raise RuntimeError("Some of your fetched tensors hold LoD information. They can not be completely cast "
+                               "to Python ndarray. Please set the parameter 'return_numpy' as 'False' to return "
+                               "LoDTensor itself directly.")
+        if return_numpy or not isinstance(out, list):
+            return out
+        # Paddle 1.x fetches LoDTensors (with their LoD) when return_numpy=False
+        lods = self._fetch_lods or [None] * len(out)
+        return [fetched_lod_tensor(v, lod) for v, lod in zip(out, lods)]

@@ -92,8 +92,6 @@ class GeneratorLoader:
                     for f in fields]
         out = {}
         for var, value in zip(self._feed_list, fields):
-            if isinstance(value, LoDTensor) and value.lod():
-                raise NotImplementedError("DataLoader: a LoDTensor with a level of detail comes with LoD support")
             out[var.name] = value if isinstance(value, LoDTensor) else np.asarray(value)
         return [out]
 

@@ -25,6 +25,7 @@ from ..ops.registry import REGISTRY, REQUIRED
 from .backward import as_made
 from .control_flow_exec import ARRAY_TYPES, OP_STEPS, autograd_can, check_grad_ops, control_flow_step
 from .grad_ops import GradOpStep, forward_name as _forward_name, keep_for_recompute
+from .lod import LOD_KEY, lod_feeds, with_lod
 from .scope import global_scope, torch_value
 
 __all__ = ["Executor", "Plan", "run_grad_ops_one_by_one"]
@@ -482,12 +483,18 @@ class Executor:
             if var is not None:
                 env[name] = as_feed_tensor(var, value, device)
         key = (tuple(env), fetch_names)
+        lods = lod_feeds(feed, env) if env else None   # LoD feeds: a plan that carries LoDs (static/lod.py)
+        if lods:
+            key += (LOD_KEY,)
         plan = program._plan_cache.get(key)
         if plan is None:
-            plan = program._plan_cache[key] = Plan(program, key[0], fetch_names)
+            plan = program._plan_cache[key] = with_lod(Plan(program, key[0], fetch_names), lods)
+        if plan.carries_lod:
+            lods = env[LOD_KEY] = lods or {}
         refresh_lr(program, scope, device)
         with running_on(device):
             run_in_scope(plan, env, scope)
+        self._fetch_lods = [lods.get(n) for n in fetch_names] if plan.carries_lod else None
         try:
             return [env[n] for n in fetch_names]
         except KeyError as e:

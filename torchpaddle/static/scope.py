@@ -8,6 +8,7 @@ from ..framework import dtype as _dtype
 from ..framework.place import to_torch_device
 from ..framework.tensor import Tensor, wrap
 from ..framework import hooks as _hooks
+from .lod import check_lod, lengths_to_lod
 
 __all__ = ["Scope", "LoDTensor", "global_scope", "scope_guard", "torch_value"]
 
@@ -72,19 +73,25 @@ class LoDTensor:
         return list(self._holder.lod)
 
     def set_lod(self, lod):
-        self._holder.lod = [list(level) for level in lod]
+        """Offsets per level; ValueError unless they start at 0, never decrease and end at the batch size."""
+        self._holder.lod = check_lod(lod, self._rows(), "LoDTensor.set_lod")
+
+    def _rows(self):
+        t = self._t
+        return t.shape[0] if isinstance(t, torch.Tensor) and t.dim() else None
 
     def recursive_sequence_lengths(self):
         return [[b - a for a, b in zip(level[:-1], level[1:])] for level in self._holder.lod]
 
     def set_recursive_sequence_lengths(self, lengths):
-        lod = []
-        for level in lengths:
-            offsets = [0]
-            for n in level:
-                offsets.append(offsets[-1] + n)
-            lod.append(offsets)
-        self._holder.lod = lod
+        self.set_lod(lengths_to_lod(lengths))
+
+    def has_valid_recursive_sequence_lengths(self):
+        try:
+            check_lod(self._holder.lod, self._rows(), "")
+        except (TypeError, ValueError):
+            return False
+        return True
 
     def _place(self):
         return self._as_tensor().place

@@ -109,12 +109,12 @@ def int_list(value, api, what):
 
 
 def needs_lod(api):
-    """A name of the LoD/sequence half: it resolves, and says when it comes."""
+    """A name of the LoD/sequence half that is not implemented: it resolves, and says so when called."""
     def call(*args, **kwargs):
-        raise NotImplementedError(f"fluid.layers.{api} works on LoD tensors; it comes with LoD support (a later "
-                                  "issue) and is not available yet")
+        raise NotImplementedError(f"fluid.layers.{api} works on LoD tensors; torchpaddle's LoD support does not "
+                                  "cover it yet")
     call.__name__ = call.__qualname__ = api
-    call.__doc__ = f"fluid.layers.{api}: comes with LoD support (not available yet)."
+    call.__doc__ = f"fluid.layers.{api}: not covered by torchpaddle's LoD support yet."
     return call
 
 

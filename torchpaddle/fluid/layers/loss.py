@@ -5,7 +5,8 @@ from ... import tensor as _T
 from ...framework.tensor import Tensor
 from ...static.nn.common import layer_name as _layer_name
 from ...static.nn.common import param as _param
-from ._helper import check_dtype, check_variable, layer_prefix, needs_lod, not_yet, tmp_names
+from ._helper import check_dtype, check_variable, layer_prefix, not_yet, tmp_names
+from .sequence_lod import edit_distance, warpctc_lod  # noqa: F401 (LoD layers)
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "square_error_cost", "mse_loss", "huber_loss",
            "kldiv_loss", "margin_rank_loss", "rank_loss", "bpr_loss", "sigmoid_cross_entropy_with_logits",
@@ -160,9 +161,12 @@ def dice_loss(input, label, epsilon=1e-5, name=None):
 
 
 def warpctc(input, label, blank=0, norm_by_times=False, input_length=None, label_length=None):
-    """CTC loss of padded logits [T, N, C] with ``input_length``/``label_length`` (LoD input comes later)."""
+    """CTC loss of padded logits [T, N, C] with ``input_length``/``label_length``, or of LoD input (sequences of
+    scores [Lp, C] and of int32 labels [Lg, 1]); [N, 1]."""
+    if input_length is None and label_length is None:
+        return warpctc_lod(input, label, blank, norm_by_times)
     if input_length is None or label_length is None:
-        return needs_lod("warpctc")()
+        raise ValueError("warpctc: give both input_length and label_length (padded input), or neither (LoD input)")
     check_dtype(input, "warpctc", "input", _FLOATS)
     if not isinstance(input_length, Tensor) or not isinstance(label_length, Tensor):
         raise TypeError("warpctc: input_length and label_length must be Variables")
@@ -170,7 +174,6 @@ def warpctc(input, label, blank=0, norm_by_times=False, input_length=None, label
                         norm_by_times=bool(norm_by_times))[1]
 
 
-edit_distance = needs_lod("edit_distance")
 center_loss = not_yet("center_loss")
 nce = not_yet("nce")
 sampled_softmax_with_cross_entropy = not_yet("sampled_softmax_with_cross_entropy")

@@ -13,6 +13,7 @@ from ._activation import __all__ as _activation_all
 from ._nn_more import *  # noqa: F401,F403
 from ._nn_more import __all__ as _more_all
 from ._helper import check_variable, int_list, needs_lod, not_yet, tmp_names
+from .sequence_lod import ctc_greedy_decoder, im2sequence, lod_append, lod_reset, row_conv  # noqa: F401 (LoD)
 
 __all__ = [
     "fc", "embedding", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "batch_norm", "inplace_abn",
@@ -117,14 +118,9 @@ def inplace_abn(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, par
 
 
 data_norm = not_yet("data_norm")
-row_conv = not_yet("row_conv")
 chunk_eval = needs_lod("chunk_eval")
-ctc_greedy_decoder = needs_lod("ctc_greedy_decoder")
-im2sequence = needs_lod("im2sequence")
 linear_chain_crf = needs_lod("linear_chain_crf")
 crf_decoding = needs_lod("crf_decoding")
-lod_append = needs_lod("lod_append")
-lod_reset = needs_lod("lod_reset")
 
 # -- dropout, elementwise, reductions ---------------------------------------------------------------------------------
 
