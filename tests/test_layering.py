@@ -25,6 +25,7 @@ LAYERS = {
     "static.passes": 4.5, "static.passes.recompute": 2,
     "distributed": 5, "jit": 5, "hapi": 5, "vision": 5, "fluid": 6, "callbacks": 5, "fft": 2, "signal": 2,
     "distribution": 3, "sparse": 4,
+    "geometric": 4, "text": 5, "audio": 5,
     "inference": 6, "profiler": 6, "onnx": 6, "quantization": 6,
     "base": 6, "_C_ops": 6, "_legacy_C_ops": 6, "common_ops_import": 6, "incubate": 6, "amp": 4.5,
     "": 7, "__main__": 7, "_alias": 7, "distributed.launch": 7,
