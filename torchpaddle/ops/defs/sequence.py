@@ -4,11 +4,13 @@ A LoD tensor is its rows (dimension 0 holds every sequence, one after the other)
 of offsets (see static/lod.py). The executor hands a kernel the LoD of an input as the attribute ``LOD_ATTR`` of
 the torch tensor and reads an output's LoD back from the same attribute, so that a kernel stays a function of
 torch tensors. The kernels are built from differentiable torch ops, so gradients come from autograd.
-Paddle 3.3.1 has none of these op types: each is registered as torchpaddle's own."""
+Paddle 3.3.1 still registers nine of these op types (sequence_pool, sequence_softmax, sequence_expand,
+sequence_conv, lod_reset, row_conv, ctc_align, edit_distance, im2sequence), so those follow its OpProtos; the
+others it dropped are registered as torchpaddle's own."""
 import torch
 
 from ...framework import dtype as _dtype
-from ..registry import op
+from ..registry import REQUIRED, op
 
 __all__ = ["LOD_ATTR", "LOD_OPS"]
 
@@ -84,7 +86,7 @@ _POOL_TYPES = ("AVERAGE", "SUM", "SQRT", "MAX", "LAST", "FIRST")
 
 
 @op("sequence_pool", inputs=["X"], outputs=["Out", "MaxIndex"],
-    attrs={"is_test": False, "pooltype": "AVERAGE", "pad_value": 0.0}, own=_OWN.format("sequence_pool"),
+    attrs={"is_test": False, "pooltype": "AVERAGE", "pad_value": 0.0},
     shape=lambda X, **a: ((_rows(X), X.dtype), ([-1] + list(X.shape[1:]), _INT32)))
 def sequence_pool(X, *, is_test, pooltype, pad_value):
     lod = lod_of(X, "sequence_pool", "X")
@@ -122,7 +124,7 @@ def sequence_pool(X, *, is_test, pooltype, pad_value):
 
 
 @op("sequence_softmax", inputs=["X"], outputs=["Out"], attrs={"use_cudnn": False, "data_format": "AnyLayout"},
-    own=_OWN.format("sequence_softmax"), shape=lambda X, **a: (list(X.shape), X.dtype))
+    shape=lambda X, **a: (list(X.shape), X.dtype))
 def sequence_softmax(X, *, use_cudnn, data_format):
     lod = lod_of(X, "sequence_softmax", "X")
     if X.dim() > 2 or (X.dim() == 2 and X.shape[1] != 1):
@@ -157,7 +159,7 @@ def _to_offsets(lengths):
 
 
 @op("sequence_expand", inputs=["X", "Y"], outputs=["Out"], attrs={"ref_level": -1},
-    own=_OWN.format("sequence_expand"), shape=lambda X, Y, **a: (_rows(X), X.dtype))
+    shape=lambda X, Y, **a: (_rows(X), X.dtype))
 def sequence_expand(X, Y, *, ref_level):
     y_lod = lod_of(Y, "sequence_expand", "Y")
     x_lod = lod_of(X, "sequence_expand", "X", required=False)
@@ -293,8 +295,7 @@ def _window(level, rows, start, size, device):
 
 
 @op("sequence_conv", inputs=["X", "PaddingData?", "Filter"], outputs=["Out"],
-    attrs={"paddingTrainable": False, "contextLength": 0, "contextStart": 0, "contextStride": 1},
-    own=_OWN.format("sequence_conv"),
+    attrs={"paddingTrainable": False, "contextLength": REQUIRED, "contextStart": 0, "contextStride": 1},
     shape=lambda X, PaddingData, Filter, **a: ([-1, Filter.shape[1]], X.dtype))
 def sequence_conv(X, PaddingData, Filter, *, paddingTrainable, contextLength, contextStart, contextStride):
     lod = lod_of(X, "sequence_conv", "X")
@@ -351,7 +352,7 @@ def sequence_scatter(X, Ids, Updates):
 
 # -- LoD only ----------------------------------------------------------------------------------------------
 @op("lod_reset", inputs=["X", "Y?"], outputs=["Out"], attrs={"target_lod": [], "append": False},
-    own=_OWN.format("lod_reset"), shape=lambda X, Y, **a: (list(X.shape), X.dtype))
+    shape=lambda X, Y, **a: (list(X.shape), X.dtype))
 def lod_reset(X, Y, *, target_lod, append):
     if Y is not None:
         y_lod = lod_of(Y, "lod_reset", "Y", required=False)
@@ -373,7 +374,7 @@ def lod_reset(X, Y, *, target_lod, append):
 
 
 # -- row convolution, CTC decoding, edit distance ---------------------------------------------------------
-@op("row_conv", inputs=["X", "Filter"], outputs=["Out"], own=_OWN.format("row_conv"),
+@op("row_conv", inputs=["X", "Filter"], outputs=["Out"],
     shape=lambda X, Filter, **a: (list(X.shape), X.dtype))
 def row_conv(X, Filter):
     """out[t] = sum_j X[t + j] * Filter[j] over the rows t + j of t's sequence (a lookahead convolution)."""
@@ -385,8 +386,8 @@ def row_conv(X, Filter):
     return _out((X[idx] * valid.unsqueeze(-1).to(X.dtype) * Filter.unsqueeze(0)).sum(1), lod)
 
 
-@op("ctc_align", inputs=["Input", "InputLength?"], outputs=["Output", "OutputLength"],
-    attrs={"blank": 0, "merge_repeated": True, "padding_value": 0}, own=_OWN.format("ctc_align"),
+@op("ctc_align", inputs=["Input", "InputLength?"], outputs=["Output", "OutputLength?"],
+    attrs={"blank": 0, "merge_repeated": True, "padding_value": 0},
     differentiable=False, shape=lambda Input, InputLength, **a: (([-1, 1], Input.dtype), ([-1, 1], _INT64)))
 def ctc_align(Input, InputLength, *, blank, merge_repeated, padding_value):
     """Per sequence of token ids: merge repeats (``merge_repeated``), then drop ``blank``. LoD input only here."""
@@ -421,7 +422,7 @@ def _levenshtein(a, b):
 
 
 @op("edit_distance", inputs=["Hyps", "Refs", "HypsLength?", "RefsLength?"], outputs=["SequenceNum", "Out"],
-    attrs={"normalized": False}, own=_OWN.format("edit_distance"), differentiable=False,
+    attrs={"normalized": False}, differentiable=False,
     shape=lambda Hyps, Refs, HypsLength, RefsLength, **a: (([1], _INT64), ([-1, 1], _dtype.float32)))
 def edit_distance(Hyps, Refs, HypsLength, RefsLength, *, normalized):
     """Levenshtein distance of each hypothesis to its reference (over the reference's length if
@@ -450,8 +451,7 @@ def edit_distance(Hyps, Refs, HypsLength, RefsLength, *, normalized):
 
 
 @op("im2sequence", inputs=["X", "Y?"], outputs=["Out"],
-    attrs={"kernels": [], "strides": [1, 1], "paddings": [0, 0, 0, 0], "out_stride": [1, 1]},
-    own=_OWN.format("im2sequence"),
+    attrs={"kernels": REQUIRED, "strides": [1, 1], "paddings": [0, 0, 0, 0], "out_stride": [1, 1]},
     shape=lambda X, Y, kernels, **a: ([-1, X.shape[1] * kernels[0] * kernels[1]], X.dtype))
 def im2sequence(X, Y, *, kernels, strides, paddings, out_stride):
     """Each image's patches as a sequence of rows [C * kh * kw] (row-major over the output positions)."""
