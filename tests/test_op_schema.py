@@ -180,6 +180,7 @@ UNTESTED = {
     **{name: "paddle.geometric: tests/geometric/test_geometric.py" for name in (
         "graph_reindex", "graph_sample_neighbors", "graph_send_recv", "graph_send_ue_recv", "graph_send_uv",
         "segment_pool", "weighted_sample_neighbors")},
+    "viterbi_decode": "paddle.text.viterbi_decode: tests/text/test_text.py",
     **{name: _OPTIMIZER for name in ("adadelta", "adagrad", "adam", "adamax", "adamw", "asgd", "lamb",
                                      "lars_momentum", "momentum", "nadam", "radam", "rmsprop", "rprop", "sgd")},
     **{name: "gradient clipping of a static minimize: tests/optimizer/test_static_optimizer_ops.py"

@@ -39,7 +39,7 @@ from . import jit  # noqa: E402,F401
 from . import distribution  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import inference, profiler, quantization, onnx  # noqa: E402,F401
-from . import geometric, incubate  # noqa: E402,F401
+from . import geometric, incubate, audio, text  # noqa: E402,F401
 from .static.nn.parameter import create_parameter  # noqa: E402,F401  (paddle.create_parameter, both modes)
 Tensor.create_parameter = staticmethod(create_parameter)   # Paddle 3.x's Tensor.create_parameter
 from . import _C_ops, _legacy_C_ops  # noqa: E402,F401  (the op-call modules model code imports)
