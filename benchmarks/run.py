@@ -222,6 +222,9 @@ def main(argv=None):
     parser.add_argument("--no-memory", action="store_true",
                         help="skip the recompute peak-memory measurement (run by default with every workload, or "
                              "when --only names 'memory')")
+    parser.add_argument("--auto-parallel", action="store_true",
+                        help="also time the 2-rank tensor-parallel MLP step (workloads/auto_parallel.py: dygraph dist "
+                             "tensors, torch DTensor, DistModel, one process, real Paddle)")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, HERE)
@@ -273,13 +276,20 @@ def main(argv=None):
         for ln in memory if isinstance(memory, list) else recompute_memory.describe(memory):
             print(ln)
 
+    auto_parallel = None
+    if args.auto_parallel:
+        from workloads import auto_parallel as ap_bench
+        print()
+        auto_parallel = ap_bench.main(["--json", os.path.join(os.path.dirname(os.path.abspath(args.out)),
+                                                              "auto_parallel.json")])
+
     result = {"timestamp": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
               "stat": args.stat, "threads": args.threads, "rounds": args.rounds,
               "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "loadavg": os.getloadavg()},
               "targets": {"torchpaddle_over_torch_max": TARGET_VS_TORCH,
                           "torchpaddle_over_paddle_max": TARGET_VS_PADDLE},
               "summary": summary, "backends": reports,
-              "recompute_memory": memory if isinstance(memory, dict) else None}
+              "recompute_memory": memory if isinstance(memory, dict) else None, "auto_parallel": auto_parallel}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)

@@ -256,14 +256,14 @@ def test_bad_input(ranks):
                 "accumulation_zero": "ValueError", "stage_without_mesh": "ValueError",
                 "dataloader_no_meshes": "ValueError", "dataloader_splitted_without_dims": "ValueError",
                 "dataloader_bad_dim": "ValueError", "dataloader_not_loader": "TypeError",
-                "parallelize_bad_key": "ValueError", "parallelize_pp": "NotImplementedError",
+                "parallelize_bad_key": "ValueError", "parallelize_pp": "PaddleAssertionError",  # no "pp" mesh dim
                 "parallelize_no_mp_dim": "PaddleAssertionError", "parallelize_bad_level": "PaddleAssertionError",
                 "parallelize_bad_plan": "PaddleAssertionError", "sequence_parallel_2d": "ValueError",
                 "local_map_placements": "ValueError", "local_map_out_count": "ValueError",
                 "in_memory_dataset": "NotImplementedError", "show_click_entry": "NotImplementedError"}
     for name, kind in expected.items():
         assert errors[name] is not None and errors[name][0] == kind, f"{name}: {errors[name]}"
-    assert "pipeline" in errors["parallelize_pp"][1]
+    assert "pp_config needs a mesh dim named 'pp'" in errors["parallelize_pp"][1]
     assert "parameter-server" in errors["in_memory_dataset"][1]
 
 

@@ -58,6 +58,10 @@ def _default(op_call, args, kwargs, fallback=False):
             raise
         return replicate_all(op_call, args, kwargs)
     sharding = op_info.output_sharding
+    if not op_info.compute_mesh._is_current_rank_part_of_mesh():
+        # a rank outside the mesh (another pipeline stage's op): torch's empty result of the right dtype
+        return dispatcher.wrap(dispatcher._dispatch_get_local_results_slow_path(op_call, args, op_info),
+                               sharding.output_spec)
     if sharding.needs_redistribute:
         dispatcher.redistribute_local_args(op_info, sharding.redistribute_schema,
                                            sharding.use_val_from_redistribute_schema)
@@ -160,6 +164,33 @@ def _convolution_backward(op_call, args, kwargs):
     return tuple(out)
 
 
+def _foreach_by_mesh(op_call, args, kwargs):
+    """A foreach op over tensors on several meshes (an optimizer step over pipeline stages) runs once per mesh:
+    torch's DTensor computes a foreach op on its first tensor's mesh only."""
+    first = args[0]
+    meshes = [t.device_mesh if isinstance(t, DTensor) else None for t in first]
+    if len(set(meshes)) <= 1:
+        dispatcher = DTensor._op_dispatcher
+        op_info = dispatcher.unwrap_to_op_info(op_call, args, kwargs)
+        dispatcher.sharding_propagator.propagate(op_info)
+        local = dispatcher._dispatch_get_local_results_slow_path(op_call, args, op_info)
+        return dispatcher.wrap(local, op_info.output_sharding.output_spec)
+    n, groups = len(first), {}
+    for i, m in enumerate(meshes):
+        groups.setdefault(m, []).append(i)
+
+    def pick(value, idx):
+        return [value[i] for i in idx] if isinstance(value, (list, tuple)) and len(value) == n else value
+    out = [None] * n
+    for idx in groups.values():
+        part = op_call(*[pick(a, idx) for a in args], **{k: pick(v, idx) for k, v in kwargs.items()})
+        if part is None:
+            continue
+        for i, r in zip(idx, part):
+            out[i] = r
+    return None if all(r is None for r in out) else out
+
+
 # aten ops torch 2.13's DTensor has no (working) rule for
 _NO_RULE = ["im2col.default", "col2im.default", "searchsorted.Tensor", "searchsorted.Scalar", "nonzero.default",
             "_unique2.default", "unique_dim.default", "unique_consecutive.default", "masked_select.default",
@@ -175,6 +206,11 @@ def _handlers():
              aten.view.default: _default_or_replicate,
              aten._unsafe_view.default: _default_or_replicate,
              aten.reshape.default: _default_or_replicate}
+    for name in dir(aten):
+        if name.startswith("_foreach_"):
+            packet = getattr(aten, name)
+            for overload in packet.overloads():
+                table[getattr(packet, overload)] = _foreach_by_mesh
     for name in _NO_RULE:
         packet, overload = name.split(".")
         op = getattr(getattr(aten, packet, None), overload, None)

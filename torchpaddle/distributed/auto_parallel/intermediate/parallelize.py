@@ -5,7 +5,8 @@ Order as Paddle 3.3.1: the ``mp_config`` plans (keys are sublayer names, full-ma
 wrapped by ``shard_optimizer`` with the ``dp_config`` sharding level on mesh dim ``sharding_mesh_dim`` ("dp").
 Parameters are made dist in place, so the optimizer keeps its parameter list. Data parallelism itself comes from
 the inputs: feed batches sharded on "dp" (``shard_dataloader(..., shard_dims="dp")``).
-Not supported yet: ``pp_config`` (pipeline stages) and ``cp_config`` plans (NotImplementedError).
+``pp_config`` places layers on pipeline stages (pipeline.py). Not supported yet: ``cp_config`` plans and pp
+together with mp (NotImplementedError).
 """
 import re
 import warnings
@@ -18,6 +19,7 @@ from ..device_mesh import get_mesh, set_mesh
 from ..placement import Replicate
 from ..shard_dataloader import shard_dataloader
 from ..sharding import ShardingStage1, ShardingStage2, ShardingStage3, _ShardOptimizer, shard_optimizer
+from .pipeline import pipeline_parallel
 from .plans import PlanBase, shard_param_inplace
 
 __all__ = ["parallelize", "parallelize_model", "parallelize_optimizer", "to_distributed"]
@@ -134,8 +136,10 @@ def parallelize(model, optimizer=None, mesh=None, config=None):
         if config.get(key) is not None and not isinstance(config[key], dict):
             raise PaddleAssertionError(f"parallelize: {key} must be a dict, got {type(config[key]).__name__}")
     if config.get("pp_config") is not None:
-        raise NotImplementedError("parallelize: pipeline parallelism (pp_config: split_spec / SplitPoint stages "
-                                  "with send/recv between them) is not supported by torchpaddle yet")
+        if any(config.get(k) is not None for k in ("mp_config", "cp_config")):
+            raise NotImplementedError("parallelize: pp_config together with mp_config/cp_config is not supported "
+                                      "by torchpaddle yet; use pp_config alone (optionally with dp_config)")
+        pipeline_parallel(model, mesh, config["pp_config"])
     dp_config = config.get("dp_config")
     if dp_config is not None:
         _level(dp_config)
