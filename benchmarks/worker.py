@@ -120,9 +120,11 @@ def run_backend(backend, only, mode, num_threads):
             entry.update(status="missing", missing=missing)
         else:
             try:
-                run = build(module)
+                start = time.perf_counter()
+                run = build(module)   # setup: where a compiled workload compiles
+                setup_s = time.perf_counter() - start
                 timing, out = measure(run, wl.ops, mode, wl.repeats)
-                entry.update(status="ok", checksum=checksum(out), **timing)
+                entry.update(status="ok", checksum=checksum(out), setup_s=round(setup_s, 3), **timing)
             except Exception as exc:
                 entry.update(status="error", error=f"{type(exc).__name__}: {exc}",
                              traceback=traceback.format_exc(limit=6))

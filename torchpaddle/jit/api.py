@@ -158,6 +158,7 @@ def _default_names(function, args, kwargs, skip_self):
 # -- StaticFunction ------------------------------------------------------------------------------------------------
 class StaticFunction:
     """A function (or a Layer method) converted by ``to_static``."""
+    _compiled = False   # run its programs through torch.compile (static/compiled_plan.py)
 
     def __init__(self, function, input_spec=None, full_graph=False, instance=None):
         self._function = function
@@ -177,6 +178,7 @@ class StaticFunction:
         bound = instance.__dict__.get(key)
         if bound is None:
             bound = StaticFunction(self._function, self._input_spec, self._full_graph, instance)
+            bound._compiled = self._compiled
             instance.__dict__[key] = bound
         return bound
 
@@ -268,6 +270,7 @@ class StaticFunction:
                 entry = _EAGER
             self._cache[key] = entry
         if entry is not _EAGER:
+            entry._compiled = self._compiled
             self._last = entry
         return entry, leaves
 
@@ -319,6 +322,22 @@ def _forward_function(layer):
     return forward._function if isinstance(forward, StaticFunction) else forward
 
 
+def _compiles(backend, build_strategy):
+    """Whether to_static's programs go through torch.compile: backend 'CINN' where CINN would run (CUDA, or
+    FLAGS_use_cinn set), or a build_strategy asking for fusion; backend None (Paddle's PHI) or 'PCC' do not."""
+    from ..static.compiled_plan import cinn_available, strategy_compiles
+    from ..static.strategy import BuildStrategy
+    if build_strategy is not None and not isinstance(build_strategy, BuildStrategy):
+        raise TypeError(f"to_static: build_strategy must be a paddle.static.BuildStrategy, got "
+                        f"{type(build_strategy).__name__}")
+    if backend is not None and not isinstance(backend, str):
+        raise TypeError(f"to_static: backend must be 'CINN' or None, got {type(backend).__name__}")
+    name = None if backend is None else backend.upper()
+    if name not in (None, "CINN", "PCC"):
+        raise ValueError(f"Unknown backend {backend}. Only support 'CINN' or None for PHI.")
+    return strategy_compiles(build_strategy) or (name == "CINN" and cinn_available())
+
+
 def to_static(function=None, input_spec=None, build_strategy=None, backend="CINN", **kwargs):
     """Convert a function or a Layer to run as a static Program (a decorator, or called on a Layer)."""
     unknown = set(kwargs) - {"full_graph", "property"}
@@ -327,26 +346,31 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend="CINN
     full_graph = kwargs.get("full_graph", False)
     if not isinstance(full_graph, bool):
         raise TypeError(f"to_static: full_graph must be a bool, got {type(full_graph).__name__}")
-    if backend not in (None, "CINN"):
-        raise ValueError(f"to_static: backend must be None or 'CINN', got {backend!r}")
+    compiled = _compiles(backend, build_strategy)
     input_spec = check_input_spec(input_spec, "to_static")
 
     def decorate(obj):
         from ..nn import Layer
         if isinstance(obj, Layer):
             bound = StaticFunction(_forward_function(obj), input_spec, full_graph, obj)
+            bound._compiled = compiled
             obj.__dict__["forward"] = bound
             return obj
         if isinstance(obj, StaticFunction):
-            return StaticFunction(obj._function, input_spec if input_spec is not None else obj._input_spec,
-                                  full_graph, obj._instance)
+            bound = StaticFunction(obj._function, input_spec if input_spec is not None else obj._input_spec,
+                                   full_graph, obj._instance)
+            bound._compiled = compiled
+            return bound
         if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Layer):
             bound = StaticFunction(obj.__func__, input_spec, full_graph, obj.__self__)
+            bound._compiled = compiled
             if obj.__name__ == "forward":
                 obj.__self__.__dict__["forward"] = bound
             return bound
         if callable(obj):
-            return StaticFunction(obj, input_spec, full_graph)
+            bound = StaticFunction(obj, input_spec, full_graph)
+            bound._compiled = compiled
+            return bound
         raise TypeError(f"to_static: expected a function or a paddle.nn.Layer, got {type(obj).__name__}")
     if function is None:
         return decorate

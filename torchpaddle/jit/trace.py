@@ -72,6 +72,7 @@ class ConcreteProgram:
         self.bindings = bindings                  # [(variable name, eager Tensor)]
         self.function = function
         self._plan = None
+        self._compiled = False   # set by to_static: run through torch.compile
 
     @property
     def parameters(self):
@@ -86,6 +87,9 @@ class ConcreteProgram:
             from ..static.executor import Plan
             self._plan = Plan(self.main_program, [v.name for v in self.inputs],
                               [v.name for v in self.fetch_vars])
+            if self._compiled:
+                from ..static.compiled_plan import CompiledPlan
+                self._plan = CompiledPlan(self._plan, executor=False)
         return self._plan
 
     def run(self, tensors):

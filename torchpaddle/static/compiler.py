@@ -24,6 +24,7 @@ from ..framework.place import Place, running_on, to_torch_device
 from ..framework.program import GRAD_SUFFIX, OpRole, Program
 from .executor import (Executor, Plan, as_feed_tensor, feed_dict_of, feed_var, fetch_names_of, raise_missing,
                        refresh_lr, run_in_scope)
+from .compiled_plan import CompiledPlan, strategy_compiles
 from .scope import global_scope
 from .strategy import BuildStrategy, ExecutionStrategy
 
@@ -136,6 +137,7 @@ class _Parts:
 
     def __init__(self, program, data_parallel, scale, loss_name):
         self.version = program._version
+        self.data_parallel = data_parallel
         ops = program.global_block().ops
         if data_parallel and any(_is_update_op(op) for op in ops):
             self.replica = _sub_program(program, lambda op: not _is_update_op(op))
@@ -185,6 +187,8 @@ class _Parts:
                 plan.frees = {}
             if strategy.enable_inplace:
                 _apply_inplace(plan)
+            if strategy_compiles(strategy) and not self.data_parallel:   # fusion options: torch.compile
+                plan = self.plans[key] = CompiledPlan(plan)
         return plan
 
 

@@ -14,9 +14,10 @@ Every field Paddle has is accepted, type-checked as Paddle's pybind setters do, 
   (relu, sigmoid, tanh, exp) or elementwise add/sub/mul whose input X dies at that op writes its result into
   X's buffer. Plans with a backward keep their tensors (autograd saved them); reshape-like ops are views in
   torch already.
-- Accepted, no effect on this backend: the ``fuse_*``/``fused_*`` options, ``build_cinn_pass``,
-  ``enable_auto_fusion`` (no kernel fusion pass: plans run the registry's kernels one by one; handing plans
-  to torch.compile is not done), ``sync_batch_norm``, ``debug_graphviz_path``,
+- ``fuse_elewise_add_act_ops``, ``fuse_bn_act_ops``, ``fuse_all_optimizer_ops``, ``build_cinn_pass``,
+  ``enable_auto_fusion``: a single-place plan runs through torch.compile (static/compiled_plan.py).
+- Accepted, no effect on this backend: the other ``fuse_*``/``fused_*`` options, ``sync_batch_norm``,
+  ``debug_graphviz_path``,
   ``enable_sequential_execution``/``sequential_run`` (plans always run ops in program order),
   ``remove_unnecessary_lock`` and the NCCL/BKCL communicator options.
 """
