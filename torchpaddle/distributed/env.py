@@ -179,6 +179,10 @@ def finish_process(code):
     os._exit(code)
 
 
+# called when init_parallel_env replaces a one-process torch group made before it (the caches built on it)
+WORLD_REPLACED = []
+
+
 def init_parallel_env(nccl_config=None):
     """Join the job's default process group (returns its Group; None when the job has one process)."""
     env = _GLOBAL_ENV[0] = ParallelEnv()
@@ -197,8 +201,14 @@ def init_parallel_env(nccl_config=None):
     timeout = _timeout(backend)
     atexit.register(_shutdown)
     if _dist.is_initialized():
-        # Someone (torch code in the same script) made torch's default group already: adopt it.
-        return _group._init_default_group(_dist.get_rank(), _dist.get_world_size(), _dist.get_backend(), timeout)
+        if _dist.get_world_size() == env.world_size:
+            # Someone (torch code in the same script) made torch's default group already: adopt it.
+            return _group._init_default_group(_dist.get_rank(), _dist.get_world_size(), _dist.get_backend(),
+                                              timeout)
+        # the one-process group a ProcessMesh made before the job's (auto_parallel/device_mesh.py): replace it
+        _dist.destroy_process_group()
+        for forget in WORLD_REPLACED:
+            forget()
     if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True" and os.environ.get("MASTER_PORT"):
         # Under torch's elastic agent (our launch): the agent's store already listens on MASTER_PORT. It
         # outlives a restart, so each attempt's keys get their own prefix (else a restarted rank may read

@@ -34,6 +34,14 @@ def _ensure_world():
     _dist.init_process_group("gloo", store=_dist.HashStore(), rank=0, world_size=1)
 
 
+def _forget_meshes():
+    _BY_KEY.clear()
+    _MESH_OF.clear()
+
+
+_env.WORLD_REPLACED.append(_forget_meshes)
+
+
 def world_rank():
     _ensure_world()
     return _dist.get_rank()
