@@ -11,3 +11,14 @@ def _restore_mode():
     yield
     if was_dynamic and not paddle.in_dynamic_mode():
         paddle.disable_static()
+
+
+@pytest.fixture
+def static():
+    """Static mode with fresh unique names (fluid programs name their variables from them)."""
+    paddle.enable_static()
+    try:
+        with paddle.utils.unique_name.guard():
+            yield
+    finally:
+        paddle.disable_static()

@@ -12,16 +12,6 @@ import torchpaddle.fluid as fluid
 from tests.fluid import fluid_io_cases as cases
 
 
-@pytest.fixture
-def static():
-    paddle.enable_static()
-    try:
-        with paddle.utils.unique_name.guard():
-            yield
-    finally:
-        paddle.disable_static()
-
-
 def _ours(fn, *args):
     paddle.enable_static()
     try:

@@ -12,16 +12,6 @@ from tests.fluid import lod_cases as cases
 from torchpaddle.ops.defs import sequence as seq
 
 
-@pytest.fixture
-def static():
-    paddle.enable_static()
-    try:
-        with paddle.utils.unique_name.guard():
-            yield
-    finally:
-        paddle.disable_static()
-
-
 @pytest.fixture(scope="module")
 def reference():
     return paddle_ref.results("tests.fluid.lod_cases", python=paddle_ref.FLUID_PYTHON)

@@ -23,6 +23,19 @@ def _is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def restore_state(scheduler, state_dict):
+    """Set ``scheduler``'s attributes named in ``scheduler.keys`` from ``state_dict``, with Paddle's error for a
+    missing key and warning for extra ones (the 2.x schedulers and fluid's LearningRateDecay alike)."""
+    for key in scheduler.keys:
+        if key not in state_dict:
+            raise RuntimeError("Please check whether state_dict is correct for optimizer. Can't find "
+                               f"[ {key} ] in state_dict")
+        scheduler.__dict__[key] = state_dict[key]
+    if len(state_dict) > len(scheduler.keys):
+        warnings.warn("There are some unused values in state_dict. Maybe the optimizer have different "
+                      "'LearningRateDecay' when invoking state_dict and set_dict")
+
+
 class LRScheduler:
     """Base class: subclasses implement ``get_lr()`` from ``self.last_epoch`` (and ``self.last_lr``)."""
 
@@ -81,14 +94,7 @@ class LRScheduler:
             raise TypeError(f"{type(self).__name__}.set_state_dict: state_dict must be a dict, got "
                             f"{type(state_dict).__name__}")
         self.state_keys()
-        for key in self.keys:
-            if key not in state_dict:
-                raise RuntimeError("Please check whether state_dict is correct for optimizer. Can't find "
-                                   f"[ {key} ] in state_dict")
-            self.__dict__[key] = state_dict[key]
-        if len(state_dict) > len(self.keys):
-            warnings.warn("There are some unused values in state_dict. Maybe the optimizer have different "
-                          "'LearningRateDecay' when invoking state_dict and set_dict")
+        restore_state(self, state_dict)
 
     set_dict = set_state_dict
 

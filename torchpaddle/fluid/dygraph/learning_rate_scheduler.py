@@ -7,12 +7,11 @@ a Python float rather than a one-element Variable. They are LRSchedulers, so eve
 accepts them.
 """
 import math
-import warnings
 
 import numpy as np
 
 from ...framework.tensor import Tensor
-from ...optimizer.lr import LRScheduler
+from ...optimizer.lr import LRScheduler, restore_state
 
 __all__ = ["LearningRateDecay", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "ExponentialDecay",
            "InverseTimeDecay", "PolynomialDecay", "CosineDecay", "LinearLrWarmup", "ReduceLROnPlateau",
@@ -70,14 +69,7 @@ class LearningRateDecay(LRScheduler):
             raise TypeError(f"{type(self).__name__}.set_dict: state_dict must be a dict, got "
                             f"{type(state_dict).__name__}")
         self._state_keys()
-        for key in self.keys:
-            if key not in state_dict:
-                raise RuntimeError("Please check whether state_dict is correct for optimizer. Can't find "
-                                   f"[ {key} ] in state_dict")
-            self.__dict__[key] = state_dict[key]
-        if len(state_dict) > len(self.keys):
-            warnings.warn("There are some unused values in state_dict. Maybe the optimizer have different "
-                          "'LearningRateDecay' when invoking state_dict and set_dict")
+        restore_state(self, state_dict)
 
     set_state_dict = set_dict
 
