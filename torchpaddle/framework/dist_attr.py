@@ -45,6 +45,11 @@ def _int_list(value, what):
     return [int(v) for v in value]
 
 
+def _int_property(slot):
+    """A property stored in ``slot`` that takes anything int() takes (Paddle's dist attrs hold C++ ints)."""
+    return property(lambda self: getattr(self, slot), lambda self, value: setattr(self, slot, int(value)))
+
+
 class TensorDistAttr:
     """``TensorDistAttr()``, ``TensorDistAttr(variable)`` (dims mapping all -1, checked against its rank) or
     ``TensorDistAttr(other)`` (a copy)."""
@@ -162,21 +167,8 @@ class TensorDistAttr:
         self._check(value, self._mesh, self._partial)
         self._dims_mapping = value
 
-    @property
-    def batch_dim(self):
-        return self._batch_dim
-
-    @batch_dim.setter
-    def batch_dim(self, value):
-        self._batch_dim = int(value)
-
-    @property
-    def chunk_id(self):
-        return self._chunk_id
-
-    @chunk_id.setter
-    def chunk_id(self, value):
-        self._chunk_id = int(value)
+    batch_dim = _int_property("_batch_dim")
+    chunk_id = _int_property("_chunk_id")
 
     @property
     def dynamic_dims(self):
@@ -360,13 +352,7 @@ class OperatorDistAttr:
             attr._mesh = mesh
         self._mesh = mesh
 
-    @property
-    def chunk_id(self):
-        return self._chunk_id
-
-    @chunk_id.setter
-    def chunk_id(self, value):
-        self._chunk_id = int(value)
+    chunk_id = _int_property("_chunk_id")
 
     @property
     def inputs_dist_attrs(self):

@@ -96,11 +96,6 @@ class OpDef:
         written = [row.pir for row in self.pir if row.write]
         return written[0] if written else None
 
-    @property
-    def shape_rule(self):
-        """The declared static shape inference (``infer``), or None: shapes come from the kernel on meta tensors."""
-        return self.infer_meta
-
     def __repr__(self):
         return f"OpDef({self.type}, inputs={list(self.inputs)}, outputs={list(self.outputs)}, attrs={self.attrs})"
 

@@ -279,12 +279,12 @@ class Plan:
 
     def run(self, env):
         steps, frees = self.steps, self.frees
-        for n in self.empty_arrays:
-            env.setdefault(n, [])
         if not self.recorded:
             with torch.no_grad():
-                self.run_steps(env)
+                self.run_steps(env)   # (which starts the empty arrays)
             return
+        for n in self.empty_arrays:
+            env.setdefault(n, [])
         for n in self.grad_roots:
             t = env[n]
             if t.is_floating_point() or t.is_complex():
