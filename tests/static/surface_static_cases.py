@@ -90,3 +90,7 @@ if __name__ == "__main__":
     import paddle as _paddle
     with open(sys.argv[1], "wb") as f:
         pickle.dump({"results": run(_paddle)}, f)
+    # Paddle 3.3.1 sometimes segfaults tearing down a scope that holds SelectedRows (sparse_embedding's) at
+    # exit, after the results are written: leave without its destructors
+    sys.stdout.flush()
+    os._exit(0)

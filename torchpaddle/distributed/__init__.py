@@ -27,7 +27,7 @@ from .auto_parallel.checkpoint import (save_state_dict, load_state_dict, load_me
 from .auto_parallel.shard_layer import shard_layer  # noqa: F401
 from .auto_parallel.sharding import (ShardingStage1, ShardingStage2, ShardingStage3, shard_optimizer,  # noqa: F401
                                      shard_scaler)
-from .auto_parallel.shard_dataloader import ShardDataloader, shard_dataloader  # noqa: F401
+from .auto_parallel.shard_dataloader import ShardDataloader, ShardDataLoader, shard_dataloader  # noqa: F401
 from .auto_parallel.intermediate import (parallelize, ColWiseParallel, RowWiseParallel,  # noqa: F401
                                          SequenceParallelBegin, SequenceParallelEnd, SequenceParallelEnable,
                                          SequenceParallelDisable, PrepareLayerInput, PrepareLayerOutput,

@@ -101,3 +101,16 @@ def test_torch_placement_round_trip():
         to_torch_placements([dist.Shard(2)], m, 2)
     with pytest.raises(TypeError):
         to_torch_placements([dist.Placement()], m, 2)
+
+
+def test_shard_dataloader_spelling_of_the_spec_pages():
+    # 000_*.txt names the loader type ShardDataLoader; Paddle's class is ShardDataloader: both are one class
+    import numpy as np
+    import torchpaddle as paddle
+    assert dist.ShardDataLoader is dist.ShardDataloader
+    loader = paddle.io.DataLoader(paddle.io.TensorDataset([paddle.arange(8, dtype="float32").reshape([4, 2])]),
+                                  batch_size=2)
+    sharded = dist.shard_dataloader(loader, meshes=dist.ProcessMesh([0], dim_names=["x"]))
+    assert isinstance(sharded, dist.ShardDataLoader)
+    batches = [b[0].numpy() if isinstance(b, (list, tuple)) else b.numpy() for b in sharded]
+    np.testing.assert_array_equal(np.concatenate(batches), np.arange(8, dtype="float32").reshape(4, 2))

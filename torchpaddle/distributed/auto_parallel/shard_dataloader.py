@@ -23,7 +23,7 @@ from ...io import DataLoader, DistributedBatchSampler
 from . import dispatch as _dispatch
 from .device_mesh import device_mesh, world_rank
 
-__all__ = ["ShardDataloader", "shard_dataloader"]
+__all__ = ["ShardDataloader", "ShardDataLoader", "shard_dataloader"]
 
 
 class _PartBatchSampler:
@@ -235,6 +235,10 @@ class ShardDataloader:
     def dataset(self):
         return self._source.dataset
 
+
+
+# the spelling of the DistModel spec pages (Paddle's class is ShardDataloader)
+ShardDataLoader = ShardDataloader
 
 def shard_dataloader(dataloader, meshes, input_keys=None, shard_dims=None, is_dataset_splitted=False,
                      dense_tensor_idx=None):
